@@ -1,0 +1,63 @@
+#pragma once
+// Condition: a condition variable bound to a Monitor, with Mesa semantics. A signal is only a
+// hint that the state a waiter needs held at some point; the waiter must check again after it
+// reacquires the monitor. The predicate forms loop inside the library so nobody forgets:
+//
+//   presto::Monitor::Entry entry{m};
+//   nonempty.wait(entry, [&] { return !items.empty(); });   // returns with the monitor held
+//
+// wait releases the monitor while the thread sleeps and reacquires it before returning.
+// signal wakes the longest waiter, broadcast wakes all; the signaller keeps the monitor.
+// Waiting or signalling without holding the bound monitor raises UsageError, as does
+// destroying a condition threads wait on.
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include <presto/monitor.hpp>
+#include <presto/synchro_object.hpp>
+
+namespace presto {
+
+class Condition : public SynchroObject {
+ public:
+  explicit Condition(Monitor& monitor, std::string name = {});
+  ~Condition() noexcept(false) override;
+
+  // Waits for a signal. May return without one (Mesa): prefer the predicate forms.
+  void wait(Monitor::Entry& entry);
+  template <class Predicate>
+  void wait(Monitor::Entry& entry, Predicate pred) {
+    while (!pred()) wait(entry);
+  }
+  // Waits for a signal until `deadline`; false if the deadline passed first.
+  bool wait_until(Monitor::Entry& entry, Clock::time_point deadline);
+  // Waits until pred() holds or the deadline passes; returns pred() (false: timed out).
+  template <class Predicate>
+  bool wait_until(Monitor::Entry& entry, Clock::time_point deadline, Predicate pred) {
+    while (!pred()) {
+      if (!wait_until(entry, deadline)) return pred();
+    }
+    return true;
+  }
+  template <class Rep, class Period, class Predicate>
+  bool wait_for(Monitor::Entry& entry, const std::chrono::duration<Rep, Period>& timeout,
+                Predicate pred) {
+    return wait_until(entry, Clock::now() + std::chrono::ceil<Clock::duration>(timeout), std::move(pred));
+  }
+
+  void signal();
+  void broadcast();
+
+  Monitor& monitor() const noexcept { return monitor_; }
+  std::string_view kind() const noexcept override { return "condition"; }
+  std::string describe() const override;  // "condition 'nonempty' of monitor 'buffer'"
+
+ private:
+  void check_owner(const Monitor::Entry* entry, const char* operation) const;
+
+  Monitor& monitor_;
+};
+
+}  // namespace presto

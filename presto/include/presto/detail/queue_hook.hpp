@@ -1,0 +1,69 @@
+#pragma once
+// Intrusive links for lists of threads: ThreadQueue (ready pools, wait queues) and the
+// runtime's registry of live threads. A thread has one hook per list it can be on at once.
+
+#include <cstddef>
+
+namespace presto {
+class Thread;
+}
+
+namespace presto::detail {
+
+// `list` identifies the list the thread is on (nullptr: none), so membership tests and
+// removals are O(1) and never walk a list; `owner` hands the thread back without offsetof.
+struct QueueHook {
+  QueueHook* prev = nullptr;
+  QueueHook* next = nullptr;
+  const void* list = nullptr;
+  Thread* owner = nullptr;
+};
+
+struct HookList {
+  QueueHook* head = nullptr;
+  QueueHook* tail = nullptr;
+  std::size_t size = 0;
+
+  void push_back(QueueHook& h) noexcept {
+    h.list = this;
+    h.next = nullptr;
+    h.prev = tail;
+    if (tail != nullptr) {
+      tail->next = &h;
+    } else {
+      head = &h;
+    }
+    tail = &h;
+    ++size;
+  }
+  void push_front(QueueHook& h) noexcept {
+    h.list = this;
+    h.prev = nullptr;
+    h.next = head;
+    if (head != nullptr) {
+      head->prev = &h;
+    } else {
+      tail = &h;
+    }
+    head = &h;
+    ++size;
+  }
+  // Precondition: h.list == this.
+  void unlink(QueueHook& h) noexcept {
+    if (h.prev != nullptr) {
+      h.prev->next = h.next;
+    } else {
+      head = h.next;
+    }
+    if (h.next != nullptr) {
+      h.next->prev = h.prev;
+    } else {
+      tail = h.prev;
+    }
+    h.prev = h.next = nullptr;
+    h.list = nullptr;
+    --size;
+  }
+};
+
+}  // namespace presto::detail

@@ -1,0 +1,41 @@
+#pragma once
+// RawSpinlock: the non-virtual, one-byte spinlock PRESTO's own objects use internally.
+// presto::Spinlock (spinlock.hpp) is the overridable class for applications; both share
+// ttas_lock() so there is one acquisition algorithm.
+
+#include <atomic>
+
+#include <presto/detail/cpu.hpp>
+
+namespace presto::detail {
+
+// Test-and-test-and-set with exponential backoff: one atomic exchange when free; while held,
+// waiters spin on a plain load of their cached copy and back off, so a release costs the
+// holder one cache miss per waiter instead of a storm of failed exchanges.
+inline void ttas_lock(std::atomic<bool>& word) noexcept {
+  while (word.exchange(true, std::memory_order_acquire)) {
+    Backoff backoff;
+    while (word.load(std::memory_order_relaxed)) backoff.pause();
+  }
+}
+
+inline bool ttas_try_lock(std::atomic<bool>& word) noexcept {
+  return !word.load(std::memory_order_relaxed) && !word.exchange(true, std::memory_order_acquire);
+}
+
+class RawSpinlock {
+ public:
+  RawSpinlock() = default;
+  RawSpinlock(const RawSpinlock&) = delete;
+  RawSpinlock& operator=(const RawSpinlock&) = delete;
+
+  void lock() noexcept { ttas_lock(locked_); }
+  bool try_lock() noexcept { return ttas_try_lock(locked_); }
+  void unlock() noexcept { locked_.store(false, std::memory_order_release); }
+  bool is_locked() const noexcept { return locked_.load(std::memory_order_relaxed); }
+
+ private:
+  std::atomic<bool> locked_{false};
+};
+
+}  // namespace presto::detail

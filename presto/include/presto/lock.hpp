@@ -1,0 +1,64 @@
+#pragma once
+// Lock: PRESTO's simplest relinquishing lock. A thread that finds it held gives up its
+// processor (sleeps) until the holder unlocks, instead of spinning. Std Lockable, so
+// std::scoped_lock and std::unique_lock work. Not recursive: locking a Lock one holds, or
+// unlocking one held by another thread, raises UsageError.
+//
+// Cost: uncontended lock+unlock is two atomic compare-exchanges, as for std::mutex; the
+// spinlock and wait queue of the SynchroObject are touched only under contention. Waiters are
+// woken in FIFO order and then compete for the lock (Mesa semantics: a woken waiter may find
+// it taken again and waits again).
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include <presto/synchro_object.hpp>
+#include <presto/thread.hpp>
+
+namespace presto {
+
+class Lock : public SynchroObject {
+ public:
+  explicit Lock(std::string name = {});
+  ~Lock() noexcept(false) override;
+
+  void lock() {
+    Thread& me = Thread::current();
+    std::uintptr_t expected = 0;
+    if (!word_.compare_exchange_strong(expected, address(me), std::memory_order_acquire,
+                                       std::memory_order_relaxed)) {
+      lock_slow(me);
+    }
+  }
+  // Acquires the lock if it is free. UsageError if the caller already holds it.
+  bool try_lock();
+  void unlock() {
+    Thread& me = Thread::current();
+    std::uintptr_t expected = address(me);
+    if (!word_.compare_exchange_strong(expected, 0, std::memory_order_release,
+                                       std::memory_order_relaxed)) {
+      unlock_slow(me);
+    }
+  }
+
+  // The holder, or nullptr. A snapshot: it may change as soon as it is read, except when the
+  // caller is the holder.
+  Thread* owner() const noexcept {
+    return reinterpret_cast<Thread*>(word_.load(std::memory_order_acquire) & ~kWaitersBit);
+  }
+  bool held_by_current_thread() const noexcept { return owner() == &Thread::current(); }
+
+  std::string_view kind() const noexcept override { return "lock"; }
+
+ private:
+  static constexpr std::uintptr_t kWaitersBit = 1;  // set while threads sleep in the queue
+  static std::uintptr_t address(Thread& t) noexcept { return reinterpret_cast<std::uintptr_t>(&t); }
+  void lock_slow(Thread& me);
+  void unlock_slow(Thread& me);
+
+  std::atomic<std::uintptr_t> word_{0};  // owner address | kWaitersBit
+};
+
+}  // namespace presto

@@ -1,0 +1,96 @@
+#pragma once
+// Processor: an OS thread that animates presto threads. Its loop is PRESTO's
+//
+//   forever: ask the scheduler for a ready thread; run it until it blocks, yields or
+//            terminates; if there is none, idle(); once the system has halted, stop.
+//
+// When a thread gives up its processor the runtime switches directly to the next ready
+// thread, without a round trip through the processor's own context; the processor's loop only
+// runs when nothing is ready.
+//
+// Subclass it to pin processors to cores, name them, or change how they idle, and install the
+// subclass with RuntimeConfig::processor_prototype: the runtime makes each of its processors
+// by calling newprocessor() on the prototype (PRESTO's virtual constructor), on the thread that
+// constructs the Runtime. Processor 0 is the OS thread that calls Runtime::run().
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+
+#include <presto/detail/execution_context.hpp>
+#include <presto/detail/raw_spinlock.hpp>
+
+namespace presto {
+
+class Runtime;
+class Thread;
+class SynchroObject;
+
+namespace detail {
+class Dispatch;
+class RuntimeImpl;
+struct ProcessorState;
+}  // namespace detail
+
+class Processor {
+ public:
+  Processor();
+  Processor(const Processor&) = delete;
+  Processor& operator=(const Processor&) = delete;
+  virtual ~Processor();
+
+  // The virtual constructor: a new processor of the same class as this prototype.
+  virtual std::unique_ptr<Processor> newprocessor() const;
+
+  Runtime& runtime() const noexcept { return *runtime_; }
+  std::size_t index() const noexcept { return index_; }
+  // The presto thread running on this processor, or nullptr while it idles.
+  Thread* current_thread() const noexcept { return current_; }
+  // Threads this processor has dispatched so far.
+  std::uint64_t dispatches() const noexcept { return dispatches_.load(std::memory_order_relaxed); }
+
+  // The processor of the calling OS thread, or nullptr on an OS thread that is not one.
+  static Processor* current() noexcept;
+
+ protected:
+  // Called when no thread is ready; returns when one may be, or when the run is ending, and
+  // the loop then asks the scheduler again. The default polls work_available() for
+  // RuntimeConfig::idle_spin rounds, then park()s: an idle runtime uses no CPU.
+  virtual void idle();
+  // Called on the processor's OS thread before its first dispatch and after its last one.
+  virtual void on_start() {}
+  virtual void on_stop() {}
+
+  // True if a thread is ready or the run is ending: time to stop idling.
+  bool work_available() const noexcept;
+  // Sleeps without using CPU until work may be available (a thread became ready, the run
+  // ends). Returns at once if work is available already; may return spuriously.
+  void park();
+
+ private:
+  friend class Runtime;
+  friend class Thread;
+  friend class detail::Dispatch;
+  friend class detail::RuntimeImpl;
+
+  // What the context that runs next must do for the one that just left (see Dispatch).
+  enum class After : unsigned char { nothing, requeue, unlock, finish };
+
+  Runtime* runtime_ = nullptr;
+  std::size_t index_ = 0;
+  Thread* current_ = nullptr;
+  detail::ExecutionContext native_;
+  After after_ = After::nothing;
+  Thread* from_ = nullptr;  // the thread that left; nullptr: the native context
+  SynchroObject* unlock_ = nullptr;
+  // Held while this processor is inside the scheduler, its pool or its caches; Runtime's
+  // replace operations take every processor's gate to know none is inside the old object.
+  detail::RawSpinlock gate_;
+  unsigned gate_depth_ = 0;
+  std::atomic<std::uint32_t> park_word_{0};
+  std::atomic<std::uint64_t> dispatches_{0};
+  std::unique_ptr<detail::ProcessorState> state_;
+};
+
+}  // namespace presto

@@ -1,0 +1,228 @@
+#pragma once
+// Runtime: one PRESTO system: a set of processors (OS threads), a scheduler with its ready
+// pool, a thread prototype, stacks, timers and a logger. Nothing is static: several runtimes
+// can live in one process, each with its own policies.
+//
+//   presto::Runtime rt{{.processors = 4}};
+//   int status = rt.run([] { ... the first thread ... return 0; });
+//
+// run() returns when the system halts: no thread is ready or running, no timer is pending and
+// no KeepAlive is held. If threads are still blocked then, it throws presto::Deadlock listing
+// them. If a thread nobody can join ends with an exception, run() ends with that exception;
+// threads still alive at that point are abandoned (their stacks are discarded without
+// unwinding, as a process exit would). The first thread's own exception also ends the run.
+//
+// Environment (overrides RuntimeConfig): PRESTO_PROCESSORS=n, PRESTO_SEED=n,
+// PRESTO_LOG=trace|debug|info|warn|error|off (debug shows every dispatch decision).
+//
+// Lateral replacement: scheduler().replace_pool(), replace_scheduler() and
+// set_thread_prototype() install a new component while threads run and hand the old one back
+// once no processor can still be inside it (each processor passes through a safepoint).
+
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include <presto/errors.hpp>
+#include <presto/join_handle.hpp>
+#include <presto/processor.hpp>
+#include <presto/scheduler.hpp>
+#include <presto/thread.hpp>
+#include <presto/thread_pool.hpp>
+
+namespace spdlog {
+class logger;
+}
+
+namespace presto {
+
+namespace detail {
+class RuntimeImpl;
+class Dispatch;
+}  // namespace detail
+
+struct RuntimeConfig {
+  // Processors (OS threads). 0: one per hardware thread.
+  std::size_t processors = 0;
+  // Usable bytes of a thread's stack, unless the thread asks for another size. 64 KiB holds
+  // the deepest stack of the test suite and the apps with room to spare, and costs about
+  // 4-8 KiB of resident memory per blocked thread (measured: benchmarks/micro/core_ratios).
+  std::size_t stack_size = 64 * 1024;
+  // The ready pool (nullptr: LocalQueuePool). Installed into `scheduler` if both are given.
+  std::unique_ptr<ThreadPool> pool{};
+  // The scheduler (nullptr: presto::Scheduler).
+  std::unique_ptr<Scheduler> scheduler{};
+  // The thread every runtime-made thread is cloned from (nullptr: presto::Thread).
+  std::unique_ptr<Thread> thread_prototype{};
+  // The processor every processor is cloned from (nullptr: presto::Processor).
+  std::unique_ptr<Processor> processor_prototype{};
+  // Seed for seeded policies such as ShufflePool (0: random; the log says which).
+  std::uint64_t seed = 0;
+  // Where the runtime logs (nullptr: its own stderr logger, level from PRESTO_LOG or warn).
+  std::shared_ptr<spdlog::logger> logger{};
+  // Names the runtime in logs and processor thread names.
+  std::string name = "presto";
+  // Polls of an idle processor before it parks (~1 us each on a 2020s x86 core): short waits
+  // are caught without a futex round trip, long ones cost no CPU.
+  std::size_t idle_spin = 256;
+};
+
+// While a KeepAlive exists, the runtime does not halt: hold one while an OS thread outside the
+// runtime may still wake presto threads (signal a condition, release a semaphore, ...).
+class [[nodiscard]] KeepAlive {
+ public:
+  KeepAlive() noexcept = default;
+  KeepAlive(KeepAlive&& other) noexcept : runtime_(std::exchange(other.runtime_, nullptr)) {}
+  KeepAlive& operator=(KeepAlive&& other) noexcept;
+  ~KeepAlive() { reset(); }
+  void reset() noexcept;
+  explicit operator bool() const noexcept { return runtime_ != nullptr; }
+
+ private:
+  friend class Runtime;
+  explicit KeepAlive(Runtime* rt) noexcept : runtime_(rt) {}
+  Runtime* runtime_ = nullptr;
+};
+
+struct RuntimeStats {
+  std::size_t processors = 0;
+  std::size_t live_threads = 0;    // started and not finished: ready, running or blocked
+  std::size_t ready_threads = 0;   // in the ready pool
+  std::size_t stacks_in_use = 0;   // bound to live threads
+  std::size_t stacks_cached = 0;   // kept for reuse
+  std::size_t pending_timers = 0;  // sleeping or timed waits in progress
+  std::uint64_t threads_created = 0;   // control blocks made through the prototype
+  std::uint64_t threads_recycled = 0;  // forks that reused a control block
+  std::uint64_t dispatches = 0;        // switches into threads, all processors
+  std::size_t unguarded_stacks = 0;    // stacks protected by a canary instead of a guard page
+};
+
+class Runtime {
+ public:
+  explicit Runtime(RuntimeConfig config = {});
+  Runtime(const Runtime&) = delete;
+  Runtime& operator=(const Runtime&) = delete;
+  // Abandons any thread still alive (see above) and releases every resource.
+  ~Runtime();
+
+  // Runs `f` as the first thread (named "main") on all processors, the calling OS thread
+  // being processor 0, until the system halts. Returns f's result (0 if it returns void).
+  // Throws Deadlock, or the exception that ended the run. Not callable from a presto thread.
+  template <class F>
+    requires std::invocable<std::decay_t<F>>
+  auto run(F&& f) {
+    using R = detail::task_result_t<F>;
+    JoinHandle<R> main = fork(ThreadAttributes{.name = "main"}, std::forward<F>(f));
+    run_until_halt(*main.thread_);
+    if constexpr (std::is_void_v<R>) {
+      main.join();
+      return 0;
+    } else {
+      return main.join();
+    }
+  }
+
+  // Creates and starts a runtime-owned thread running std::invoke(f, args...). Callable from
+  // any presto thread or OS thread, before or during run(); threads started before run() wait
+  // in the ready pool.
+  template <class F, class... Args>
+    requires std::invocable<std::decay_t<F>, std::decay_t<Args>...>
+  JoinHandle<detail::task_result_t<F, Args...>> fork(F&& f, Args&&... args) {
+    return fork(ThreadAttributes{}, std::forward<F>(f), std::forward<Args>(args)...);
+  }
+  template <class F, class... Args>
+    requires std::invocable<std::decay_t<F>, std::decay_t<Args>...>
+  JoinHandle<detail::task_result_t<F, Args...>> fork(ThreadAttributes attributes, F&& f,
+                                                     Args&&... args) {
+    Thread& t = make_thread(std::move(attributes));
+    try {
+      t.task_.emplace(std::forward<F>(f), std::forward<Args>(args)...);
+    } catch (...) {
+      unmake_thread(t);
+      throw;
+    }
+    launch(t);
+    return JoinHandle<detail::task_result_t<F, Args...>>(t);
+  }
+
+  // Starts a user-owned thread in this runtime (Thread::start for callers off the runtime).
+  template <class F, class... Args>
+    requires std::invocable<std::decay_t<F>, std::decay_t<Args>...>
+  void start(Thread& t, F&& f, Args&&... args) {
+    t.check_startable();
+    t.task_.emplace(std::forward<F>(f), std::forward<Args>(args)...);
+    t.launch(this);
+  }
+
+  Scheduler& scheduler() const noexcept;
+  // Installs `next` (with the ready threads of the current scheduler) while threads run;
+  // returns the previous scheduler once no processor can be inside it.
+  std::unique_ptr<Scheduler> replace_scheduler(std::unique_ptr<Scheduler> next);
+  const Thread& thread_prototype() const noexcept;
+  // Threads created from now on are clones of `prototype`; returns the previous prototype once
+  // no processor can be using it. Recycled control blocks of the old class are discarded.
+  std::unique_ptr<Thread> set_thread_prototype(std::unique_ptr<Thread> prototype);
+
+  std::size_t processors() const noexcept;
+  Processor& processor(std::size_t index) const;
+  [[nodiscard]] KeepAlive keep_alive() noexcept;
+  RuntimeStats stats() const;
+  spdlog::logger& logger() const noexcept;
+  std::uint64_t seed() const noexcept;
+  const std::string& name() const noexcept;
+  std::size_t default_stack_size() const noexcept;
+  bool running() const noexcept;  // inside run()
+
+  // Calls f(const Thread&) for every thread the runtime knows (live, or finished but still
+  // held by a JoinHandle). Takes each processor's registry lock in turn; f must not block.
+  template <class F>
+  void for_each_thread(F&& f) const {
+    visit_threads([](void* ctx, const Thread& t) { (*static_cast<std::remove_reference_t<F>*>(ctx))(t); },
+                  static_cast<void*>(&f));
+  }
+
+  // The runtime of the calling presto thread; nullptr on other OS threads.
+  static Runtime* current() noexcept;
+
+ private:
+  friend class Thread;
+  friend class Processor;
+  friend class Scheduler;
+  friend class KeepAlive;
+  friend class detail::Dispatch;
+  friend class detail::RuntimeImpl;
+  friend void detail::release_handle(Thread& t) noexcept;
+
+  Thread& make_thread(ThreadAttributes attributes);
+  void unmake_thread(Thread& t) noexcept;
+  void launch(Thread& t);
+  void run_until_halt(Thread& main);
+  void visit_threads(void (*fn)(void*, const Thread&), void* ctx) const;
+
+  std::unique_ptr<detail::RuntimeImpl> impl_;
+};
+
+// presto::fork: Runtime::fork in the current runtime. UsageError outside a presto thread.
+namespace detail {
+Runtime& current_runtime(const char* operation);
+}
+
+template <class F, class... Args>
+  requires std::invocable<std::decay_t<F>, std::decay_t<Args>...>
+[[nodiscard]] JoinHandle<detail::task_result_t<F, Args...>> fork(F&& f, Args&&... args) {
+  return detail::current_runtime("presto::fork").fork(std::forward<F>(f), std::forward<Args>(args)...);
+}
+
+template <class F, class... Args>
+  requires std::invocable<std::decay_t<F>, std::decay_t<Args>...>
+[[nodiscard]] JoinHandle<detail::task_result_t<F, Args...>> fork(ThreadAttributes attributes, F&& f,
+                                                                 Args&&... args) {
+  return detail::current_runtime("presto::fork")
+      .fork(std::move(attributes), std::forward<F>(f), std::forward<Args>(args)...);
+}
+
+}  // namespace presto

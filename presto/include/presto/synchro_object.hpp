@@ -1,0 +1,104 @@
+#pragma once
+// SynchroObject: PRESTO's base of every relinquishing synchronization object. It is a
+// spinlock, a FIFO queue of waiting threads and a name, and has no semantics of its own:
+// Lock, Monitor, Condition, Semaphore, Barrier, AtomicInt (and Thread itself, whose joiners
+// wait on it) decide when a thread must wait. Synchronization policy belongs to the object,
+// not to the runtime.
+//
+// Writing a new one (for implementers; applications use the derived classes):
+//   spin_lock();                      // guard the object's state
+//   if (must_wait) {
+//     block();                        // remember the current thread and sleep on this object;
+//                                     // returns when woken, with the spinlock NOT held
+//   } else spin_unlock();
+// and on the waking side
+//   spin_lock(); Thread* t = recall(); spin_unlock(); if (t) t->wakeup(*this);
+//
+// The spinlock is released only after the sleeping thread's context is saved (the release is
+// done on the next context), so a waker that found the thread through recall() can never
+// resume a thread that is still switching out. Every operation works from a presto thread and
+// from a plain OS thread (which sleeps by parking the OS thread).
+//
+// Destroying an object while threads wait on it raises UsageError naming the object; the
+// waiters stay blocked (and are reported by the Deadlock that follows, if nothing else wakes
+// them). If the destructor runs during stack unwinding it logs to stderr instead of throwing.
+
+#include <chrono>
+#include <cstddef>
+#include <string>
+#include <string_view>
+
+#include <presto/detail/raw_spinlock.hpp>
+#include <presto/thread_queue.hpp>
+
+namespace presto {
+
+class Thread;
+class Runtime;
+
+// The clock of every timed operation in PRESTO.
+using Clock = std::chrono::steady_clock;
+
+namespace detail {
+class TimerService;
+class RuntimeImpl;
+}  // namespace detail
+
+class SynchroObject {
+ public:
+  explicit SynchroObject(std::string name = {});
+  SynchroObject(const SynchroObject&) = delete;
+  SynchroObject& operator=(const SynchroObject&) = delete;
+  virtual ~SynchroObject() noexcept(false);
+
+  const std::string& name() const noexcept { return name_; }
+  // The kind of object, for messages: "monitor", "condition", "lock", ...
+  virtual std::string_view kind() const noexcept { return "synchro object"; }
+  // How errors and deadlock reports name this object, e.g. "monitor 'buffer'".
+  virtual std::string describe() const;
+
+  // --- For implementers of synchronization objects -------------------------------------
+
+  void spin_lock() noexcept { spin_.lock(); }
+  bool spin_try_lock() noexcept { return spin_.try_lock(); }
+  void spin_unlock() noexcept { spin_.unlock(); }
+
+  // Queue `t` as a waiter (at the back). Spinlock held. UsageError if t already waits.
+  void remember(Thread& t);
+  // Dequeue the longest waiter, or nullptr. Spinlock held. Cancels its timeout, if any.
+  Thread* recall() noexcept;
+  // Remove `t` if it waits here; false otherwise. Spinlock held.
+  bool forget(Thread& t) noexcept;
+  bool has_waiters() const noexcept { return !waiting_.empty(); }
+  std::size_t waiter_count() const noexcept { return waiting_.size(); }
+  // Calls f(const Thread&) for each waiter, longest first. Spinlock held.
+  template <class F>
+  void for_each_waiter(F&& f) const {
+    waiting_.for_each(f);
+  }
+
+  // remember(current thread) and sleep on this object. Spinlock held on entry; released
+  // (after the thread is switched out) on return.
+  void block();
+  // As block(), but gives up at `deadline`: returns false if it timed out (the thread is then
+  // no longer a waiter), true if it was woken.
+  bool block_until(Clock::time_point deadline);
+
+ protected:
+  // Raises UsageError (or, during stack unwinding, prints the error) if threads still wait on
+  // this object; detaches them first so they never touch it again. The destructor of every
+  // derived class calls it while the object is still whole, so messages name it correctly.
+  void check_no_waiters() noexcept(false);
+  void set_name(std::string name) { name_ = std::move(name); }
+
+ private:
+  friend class Thread;
+  friend class detail::TimerService;
+  friend class detail::RuntimeImpl;
+
+  detail::RawSpinlock spin_;
+  ThreadQueue waiting_;
+  std::string name_;
+};
+
+}  // namespace presto

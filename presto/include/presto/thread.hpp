@@ -1,0 +1,224 @@
+#pragma once
+// Thread: PRESTO's unit of execution, a passive object with a name, an id and attributes
+// that, once started, runs a function on its own stack, multiplexed with any number of other
+// threads on the runtime's processors (OS threads). Threads are cheap enough to use one per
+// matrix element: a stack is bound only at the first dispatch and returned to a per-processor
+// cache at termination, and control blocks made by fork() are recycled.
+//
+//   presto::Thread t{"pusher"};
+//   t.start(&Stack::push, &stack, 43);   // std::invoke order; arguments are copied
+//   t.join();                             // waits; rethrows t's exception, if any
+//   int v = u.join<int>();                // the body's result (UsageError if not an int)
+//
+// Subclass it to give a thread its own body (override run(), start() with no arguments) or to
+// change the lowest-level behaviour (sleep, wakeup, yield: see InstrumentedThread). Install a
+// subclass instance as the runtime's prototype (Runtime::set_thread_prototype) and every
+// thread the runtime creates is cloned from it through the virtual constructor newthread().
+//
+// Lifetime: a Thread you construct is yours; it must have finished (or never have started)
+// when you destroy it, and destroying one that is still ready, running or blocked is a fatal
+// error (its stack would run on a dead object). Threads made by fork() belong to the runtime
+// and are reached through their JoinHandle.
+//
+// Thread::current() is PRESTO's `thisthread`. On an OS thread that is not running a presto
+// thread (main() before run(), a std::thread) it returns an *external* thread object for that
+// OS thread, whose sleep parks the OS thread, so every synchronization object also works there.
+//
+// C++ `thread_local` variables belong to the processor (the OS thread), exactly as PRESTO's
+// private_t did: a presto thread may resume on another processor after any blocking call and
+// then sees another processor's copy. Use presto::ThreadLocal<T> for per-thread state.
+
+#include <atomic>
+#include <chrono>
+#include <concepts>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+
+#include <presto/detail/execution_context.hpp>
+#include <presto/detail/queue_hook.hpp>
+#include <presto/detail/task_slot.hpp>
+#include <presto/errors.hpp>
+#include <presto/synchro_object.hpp>
+
+namespace presto {
+
+class Runtime;
+class Processor;
+class Scheduler;
+class ThreadLocalBase;
+template <class R>
+class JoinHandle;
+
+namespace detail {
+class Dispatch;
+class Registry;
+class TimerService;
+class RuntimeImpl;
+struct LocalEntry;
+}  // namespace detail
+
+enum class ThreadState : std::uint32_t {
+  created,     // constructed, not started
+  ready,       // in the ready pool, waiting for a processor
+  running,     // on a processor
+  blocked,     // asleep on a SynchroObject (waiting_on())
+  terminated,  // returned from its body (or threw)
+  abandoned,   // still alive when run() ended with an error; its stack was discarded
+};
+
+std::string_view to_string(ThreadState state) noexcept;
+
+struct ThreadAttributes {
+  std::string name{};
+  std::size_t stack_size = 0;  // usable bytes, rounded up to whole pages; 0: RuntimeConfig's
+  int priority = 0;            // larger runs first under PriorityPool; others ignore it
+};
+
+class Thread : public SynchroObject {
+ public:
+  explicit Thread(ThreadAttributes attributes = {});
+  explicit Thread(std::string name, std::size_t stack_size = 0);
+  ~Thread() noexcept(false) override;
+
+  // Starts the thread running std::invoke(f, args...) in the current runtime (the one of the
+  // calling presto thread; from an OS thread use Runtime::start). The thread becomes ready
+  // and start returns at once. UsageError if it was already started, or if called outside
+  // a presto thread.
+  template <class F, class... Args>
+    requires std::invocable<std::decay_t<F>, std::decay_t<Args>...>
+  void start(F&& f, Args&&... args) {
+    check_startable();
+    task_.emplace(std::forward<F>(f), std::forward<Args>(args)...);
+    launch(nullptr);
+  }
+  // Starts the thread running its own run() (for subclasses that override it).
+  void start();
+
+  // Waits until the thread has finished and rethrows its exception, if it threw. join<R>()
+  // also returns the body's result (UsageError if the body did not return an R). A thread can
+  // be joined once, by one thread, never by itself.
+  template <class R = void>
+  R join() {
+    await_termination();
+    joined_ = true;
+    if (exception_) std::rethrow_exception(std::exchange(exception_, nullptr));
+    if constexpr (std::is_void_v<R>) {
+      task_.reset();
+    } else {
+      if (!task_.has_result() || task_.result_tag() != &detail::type_tag<R>) throw_wrong_result_type();
+      return task_.template take_result<R>();
+    }
+  }
+
+  // PRESTO's `thisthread`: the thread running this code (an external thread off-runtime).
+  static Thread& current() noexcept;
+
+  std::uint64_t id() const noexcept { return id_; }  // 0 until started
+  ThreadState state() const noexcept {
+    return static_cast<ThreadState>(state_.load(std::memory_order_acquire));
+  }
+  int priority() const noexcept { return priority_; }
+  // Takes effect the next time the thread enters a pool (pools read it in put()).
+  void set_priority(int priority) noexcept { priority_ = priority; }
+  std::size_t stack_size() const noexcept { return stack_size_; }  // requested; 0 = default
+  Runtime* runtime() const noexcept { return runtime_; }
+  // The processor running the thread, or the one that ran it last (nullptr before that).
+  Processor* processor() const noexcept { return processor_; }
+  // The object the thread sleeps on while blocked; nullptr otherwise.
+  SynchroObject* waiting_on() const noexcept { return waiting_on_; }
+  // True for the stand-in objects Thread::current() returns on plain OS threads.
+  bool is_external() const noexcept { return external_; }
+
+  std::string_view kind() const noexcept override { return "thread"; }
+  // "thread 'name' (id N)"; "external thread 'os-TID'" for external threads.
+  std::string describe() const override;
+
+  // --- PRESTO's lowest-level primitives, for synchronization objects -------------------
+  // A thread can only put itself to sleep or yield; any thread can wake another.
+
+  // Blocks the current thread on `so`. Preconditions: this is the current thread, the caller
+  // holds so's spinlock and has remember()ed this thread on `so`. The spinlock is released
+  // once the thread is switched out; returns when woken, without the spinlock.
+  virtual void sleep(SynchroObject& so);
+  // As sleep(), but if `deadline` passes first the thread is removed from so's waiters and
+  // false is returned.
+  virtual bool sleep_until(SynchroObject& so, Clock::time_point deadline);
+  // Makes this thread, asleep on `so` and already recall()ed from it, ready to run.
+  // UsageError if it is not asleep on `so`.
+  virtual void wakeup(SynchroObject& so);
+  // PRESTO's switch(): lets the other ready threads of this processor run first.
+  virtual void yield();
+  // The virtual constructor: a new, unstarted thread of the same class as this prototype.
+  virtual std::unique_ptr<Thread> newthread(ThreadAttributes attributes) const;
+
+ protected:
+  // The thread's body. The default runs what start(f, args...) bound; override it in a
+  // subclass and call start() with no arguments.
+  virtual void run();
+  // Called when the runtime reuses a recycled control block (made by newthread) for a new
+  // thread. Overrides must call the base and reset their own per-thread state.
+  virtual void reinitialize(ThreadAttributes attributes);
+
+ private:
+  friend class Runtime;
+  friend class Processor;
+  friend class Scheduler;
+  friend class SynchroObject;
+  friend class ThreadLocalBase;
+  friend class ThreadQueue;
+  friend class detail::Dispatch;
+  friend class detail::Registry;
+  friend class detail::TimerService;
+  friend class detail::RuntimeImpl;
+  template <class R>
+  friend class JoinHandle;
+
+  struct ExternalTag {};
+  Thread(ExternalTag, std::string name);  // the stand-in for an OS thread
+
+  static constexpr std::size_t kNoTimer = static_cast<std::size_t>(-1);
+
+  void set_state(ThreadState s) noexcept {
+    state_.store(static_cast<std::uint32_t>(s), std::memory_order_release);
+  }
+  bool sleep_on(SynchroObject& so, const Clock::time_point* deadline);
+  bool external_sleep(SynchroObject& so, const Clock::time_point* deadline);
+  void check_startable() const;
+  void launch(Runtime* rt);
+  void await_termination();
+  [[noreturn]] void throw_wrong_result_type() const;
+  void run_body() noexcept;  // on the thread's own stack: run(), catching what it throws
+  void destroy_locals() noexcept;
+
+  std::atomic<std::uint32_t> state_{static_cast<std::uint32_t>(ThreadState::created)};
+  std::uint64_t id_ = 0;
+  Runtime* runtime_ = nullptr;
+  Processor* processor_ = nullptr;
+  SynchroObject* waiting_on_ = nullptr;
+  std::size_t stack_size_ = 0;
+  int priority_ = 0;
+  std::uint32_t generation_ = 0;  // prototype generation of a forked control block
+  bool external_ = false;
+  bool forked_ = false;           // made by the runtime (fork/run): recycled after use
+  bool handle_attached_ = false;  // forked: a JoinHandle may still join it
+  bool joined_ = false;           // join() already returned (or detached)
+  bool timed_out_ = false;
+  detail::ExecutionContext context_;
+  detail::Stack stack_;
+  detail::TaskSlot task_;
+  std::exception_ptr exception_;
+  detail::QueueHook queue_hook_;     // ready pool or wait queue
+  detail::QueueHook registry_hook_;  // the runtime's list of live threads
+  detail::Registry* registry_ = nullptr;
+  Clock::time_point deadline_{};
+  std::size_t timer_index_ = kNoTimer;
+  detail::LocalEntry* locals_ = nullptr;
+};
+
+}  // namespace presto

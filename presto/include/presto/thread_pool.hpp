@@ -1,0 +1,50 @@
+#pragma once
+// ThreadPool: the set of ready threads that the Scheduler hands to idle processors, and the
+// place where a scheduling discipline lives (FIFO, LIFO, priorities, per-processor queues,
+// deadlines...). PRESTO's open-environment recipe for a new discipline: derive a pool, define
+// put and get, create one, and give it to the running system with
+// rt.scheduler().replace_pool(std::move(pool)), which moves every ready thread into it.
+//
+// Contract for implementers (who calls, from where, with what held):
+// - put and get are called by the runtime from any processor, and put also from plain OS
+//   threads, concurrently with each other: a pool synchronizes itself.
+// - They run inside the runtime's dispatch path, possibly holding a SynchroObject spinlock:
+//   never block, yield, sleep, or log above debug level, and avoid allocating on the common
+//   path (ThreadQueue links threads without allocating).
+// - A pool may read a thread's attributes (priority(), processor(), id()) but must not
+//   change its state, and must keep every thread it was given exactly once until get returns
+//   it: the conformance harness (presto/testing/pool_conformance.hpp) checks this.
+// - get may return nullptr for a processor even when size() > 0 only transiently.
+// - A pool is installed in one runtime at a time and keeps no static state.
+
+#include <cstddef>
+#include <string_view>
+
+namespace presto {
+
+class Thread;
+class Processor;
+class Runtime;
+
+class ThreadPool {
+ public:
+  ThreadPool() = default;
+  ThreadPool(const ThreadPool&) = delete;
+  ThreadPool& operator=(const ThreadPool&) = delete;
+  virtual ~ThreadPool() = default;
+
+  // Adds a thread that just became ready.
+  virtual void put(Thread& t) = 0;
+  // Removes and returns the thread processor `p` should run next, or nullptr.
+  virtual Thread* get(Processor& p) = 0;
+  // The number of threads in the pool. Read on every idle check, so it must be cheap; it may
+  // lag concurrent put/get but is exact when none is in flight.
+  virtual std::size_t size() const noexcept = 0;
+  virtual std::string_view name() const noexcept = 0;
+  // Called before the pool receives its first thread and whenever the runtime's number of
+  // processors changes, while no other method of this pool is running. Per-processor pools
+  // size themselves here; seeded pools may take rt.seed().
+  virtual void attach(const Runtime& rt) { (void)rt; }
+};
+
+}  // namespace presto

@@ -1,0 +1,67 @@
+#include <presto/condition.hpp>
+
+namespace presto {
+
+Condition::Condition(Monitor& monitor, std::string name) : SynchroObject(std::move(name)), monitor_(monitor) {}
+
+Condition::~Condition() noexcept(false) { check_no_waiters(); }
+
+std::string Condition::describe() const { return SynchroObject::describe() + " of " + monitor_.describe(); }
+
+void Condition::check_owner(const Monitor::Entry* entry, const char* operation) const {
+  if (entry != nullptr && &entry->monitor() != &monitor_) {
+    throw UsageError(Thread::current().describe() + " called " + operation + " on " + describe() +
+                     " with an entry of " + entry->monitor().describe());
+  }
+  Thread& me = Thread::current();
+  if (monitor_.owner() != &me) {
+    throw UsageError(me.describe() + " called " + operation + " on " + describe() + " without holding " +
+                     monitor_.describe());
+  }
+}
+
+void Condition::wait(Monitor::Entry& entry) {
+  check_owner(&entry, "wait");
+  spin_lock();
+  try {
+    monitor_.exit();  // a signaller needs our spinlock, so none slips in before we sleep
+  } catch (...) {
+    spin_unlock();
+    throw;
+  }
+  block();
+  monitor_.entry();
+}
+
+bool Condition::wait_until(Monitor::Entry& entry, Clock::time_point deadline) {
+  check_owner(&entry, "wait_until");
+  spin_lock();
+  try {
+    monitor_.exit();
+  } catch (...) {
+    spin_unlock();
+    throw;
+  }
+  const bool woken = block_until(deadline);
+  monitor_.entry();
+  return woken;
+}
+
+void Condition::signal() {
+  check_owner(nullptr, "signal");
+  spin_lock();
+  Thread* t = recall();
+  spin_unlock();
+  if (t != nullptr) t->wakeup(*this);
+}
+
+void Condition::broadcast() {
+  check_owner(nullptr, "broadcast");
+  spin_lock();
+  ThreadQueue woken;
+  while (Thread* t = recall()) woken.push_back(*t);
+  spin_unlock();
+  while (Thread* t = woken.pop_front()) t->wakeup(*this);
+}
+
+}  // namespace presto

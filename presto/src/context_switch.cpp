@@ -1,0 +1,86 @@
+// The only file that includes Boost.Context. It uses the fcontext primitives directly: one
+// jump per switch, no allocation, and the context that left is handed to the one that runs
+// next, which saves it (see Dispatch::complete). ASan and TSan are told about every switch
+// here, from the switching frame itself.
+
+#include "context_switch.hpp"
+
+#include <pthread.h>
+
+#include <boost/context/detail/fcontext.hpp>
+
+#include "sanitizers.hpp"
+
+#if PRESTO_ASAN
+#include <sanitizer/common_interface_defs.h>
+#endif
+#if PRESTO_TSAN
+#include <sanitizer/tsan_interface.h>
+#endif
+
+namespace presto::detail {
+
+namespace bc = boost::context::detail;
+
+// Transfer is transfer_t under another name, so an entry taking one can be given to Boost.
+static_assert(sizeof(Transfer) == sizeof(bc::transfer_t) && alignof(Transfer) == alignof(bc::transfer_t));
+
+void make_context(ExecutionContext& ctx, void* stack_bottom, std::size_t size, ContextEntry entry) {
+  void* top = static_cast<char*>(stack_bottom) + size;
+  auto boost_entry = reinterpret_cast<void (*)(bc::transfer_t)>(reinterpret_cast<void (*)()>(entry));
+  ctx.fctx = bc::make_fcontext(top, size, boost_entry);
+  ctx.stack_bottom = stack_bottom;
+  ctx.stack_size = size;
+  ctx.asan_fake_stack = nullptr;
+#if PRESTO_TSAN
+  ctx.tsan_fiber = __tsan_create_fiber(0);
+#endif
+}
+
+void init_native_context(ExecutionContext& ctx) {
+  pthread_attr_t attr;
+  if (pthread_getattr_np(pthread_self(), &attr) == 0) {
+    void* addr = nullptr;
+    std::size_t size = 0;
+    pthread_attr_getstack(&attr, &addr, &size);
+    ctx.stack_bottom = addr;
+    ctx.stack_size = size;
+    pthread_attr_destroy(&attr);
+  }
+#if PRESTO_TSAN
+  ctx.tsan_fiber = __tsan_get_current_fiber();
+#endif
+}
+
+Transfer switch_context(ExecutionContext& from, ExecutionContext& to, void* data, bool from_exits) {
+#if PRESTO_ASAN
+  __sanitizer_start_switch_fiber(from_exits ? nullptr : &from.asan_fake_stack, to.stack_bottom,
+                                 to.stack_size);
+#else
+  (void)from;
+  (void)from_exits;
+#endif
+#if PRESTO_TSAN
+  __tsan_switch_to_fiber(to.tsan_fiber, 0);
+#endif
+  bc::transfer_t t = bc::jump_fcontext(static_cast<bc::fcontext_t>(to.fctx), data);
+#if PRESTO_ASAN
+  __sanitizer_finish_switch_fiber(from.asan_fake_stack, nullptr, nullptr);
+#endif
+  return Transfer{t.fctx, t.data};
+}
+
+void context_started() noexcept {
+#if PRESTO_ASAN
+  __sanitizer_finish_switch_fiber(nullptr, nullptr, nullptr);
+#endif
+}
+
+void destroy_context(ExecutionContext& ctx) noexcept {
+#if PRESTO_TSAN
+  if (ctx.tsan_fiber != nullptr) __tsan_destroy_fiber(ctx.tsan_fiber);
+#endif
+  ctx = ExecutionContext{};
+}
+
+}  // namespace presto::detail

@@ -1,0 +1,17 @@
+#include <presto/errors.hpp>
+
+namespace presto {
+
+namespace {
+std::string deadlock_message(const std::vector<BlockedThread>& blocked) {
+  std::string m = "deadlock: the system halted with " + std::to_string(blocked.size()) + " thread" +
+                  (blocked.size() == 1 ? "" : "s") + " blocked forever:";
+  for (const BlockedThread& b : blocked) m += "\n  " + b.thread + " waits on " + b.waiting_on;
+  return m;
+}
+}  // namespace
+
+Deadlock::Deadlock(std::vector<BlockedThread> blocked)
+    : std::runtime_error(deadlock_message(blocked)), blocked_(std::move(blocked)) {}
+
+}  // namespace presto

@@ -1,0 +1,34 @@
+#include <presto/priority_pool.hpp>
+
+#include <algorithm>
+#include <mutex>
+
+#include <presto/thread.hpp>
+
+namespace presto {
+
+bool PriorityPool::before(const Entry& a, const Entry& b) noexcept {
+  // std heap order: "a is less than b" means b is served first.
+  if (a.priority != b.priority) return a.priority < b.priority;
+  return a.sequence > b.sequence;
+}
+
+void PriorityPool::put(Thread& t) {
+  std::lock_guard lock(lock_);
+  heap_.push_back(Entry{t.priority(), sequence_++, &t});
+  std::push_heap(heap_.begin(), heap_.end(), &PriorityPool::before);
+  size_.fetch_add(1, std::memory_order_relaxed);
+}
+
+Thread* PriorityPool::get(Processor&) {
+  if (size_.load(std::memory_order_relaxed) == 0) return nullptr;
+  std::lock_guard lock(lock_);
+  if (heap_.empty()) return nullptr;
+  std::pop_heap(heap_.begin(), heap_.end(), &PriorityPool::before);
+  Thread* t = heap_.back().thread;
+  heap_.pop_back();
+  size_.fetch_sub(1, std::memory_order_relaxed);
+  return t;
+}
+
+}  // namespace presto

@@ -1,0 +1,72 @@
+#include <presto/processor.hpp>
+
+#include <presto/runtime.hpp>
+
+#include "dispatch.hpp"
+#include "futex.hpp"
+#include "runtime_impl.hpp"
+
+namespace presto {
+
+namespace {
+// The processor of this OS thread. Read only through Processor::current(), a call the
+// compiler cannot inline or cache across a context switch (after which a presto thread may
+// be on another OS thread).
+thread_local Processor* tl_processor = nullptr;
+}  // namespace
+
+namespace detail {
+void set_current_processor(Processor* p) noexcept { tl_processor = p; }
+}  // namespace detail
+
+Processor::Processor() = default;
+Processor::~Processor() = default;
+
+std::unique_ptr<Processor> Processor::newprocessor() const { return std::make_unique<Processor>(); }
+
+__attribute__((noinline)) Processor* Processor::current() noexcept { return tl_processor; }
+
+bool Processor::work_available() const noexcept {
+  auto& r = detail::RuntimeImpl::of(*runtime_);
+  return r.stopping() || detail::Dispatch::ready_count(const_cast<Processor&>(*this)) != 0;
+}
+
+void Processor::idle() {
+  auto& r = detail::RuntimeImpl::of(*runtime_);
+  r.spinning.fetch_add(1, std::memory_order_seq_cst);
+  for (std::size_t i = 0; i < r.idle_spin; ++i) {
+    if (work_available()) {
+      r.spinning.fetch_sub(1, std::memory_order_seq_cst);
+      return;
+    }
+    for (int k = 0; k < 32; ++k) detail::cpu_relax();
+  }
+  r.spinning.fetch_sub(1, std::memory_order_seq_cst);
+  park();
+}
+
+void Processor::park() {
+  auto& r = detail::RuntimeImpl::of(*runtime_);
+  park_word_.store(0, std::memory_order_relaxed);
+  r.parked_lock.lock();
+  r.parked.push_back(this);  // capacity reserved for every processor
+  r.sleepers.fetch_add(1, std::memory_order_seq_cst);
+  r.parked_lock.unlock();
+  // Pairs with the fence in RuntimeImpl::wake_if_needed(): either we see the ready thread
+  // here, or its putter sees us parked and wakes us.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (!work_available() && !r.recheck.exchange(false, std::memory_order_seq_cst)) {
+    detail::futex_wait(park_word_, 0);
+  }
+  r.parked_lock.lock();
+  for (auto it = r.parked.begin(); it != r.parked.end(); ++it) {
+    if (*it == this) {  // not taken by a waker: woken spuriously, or work was already there
+      r.parked.erase(it);
+      r.sleepers.fetch_sub(1, std::memory_order_relaxed);
+      break;
+    }
+  }
+  r.parked_lock.unlock();
+}
+
+}  // namespace presto

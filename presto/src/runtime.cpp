@@ -1,0 +1,129 @@
+#include <presto/runtime.hpp>
+
+#include <spdlog/spdlog.h>
+
+#include "dispatch.hpp"
+#include "runtime_impl.hpp"
+
+namespace presto {
+
+Runtime::Runtime(RuntimeConfig config) : impl_(std::make_unique<detail::RuntimeImpl>(*this, std::move(config))) {
+  impl_->install();
+}
+
+Runtime::~Runtime() = default;
+
+Scheduler& Runtime::scheduler() const noexcept { return *impl_->scheduler.load(std::memory_order_acquire); }
+
+std::unique_ptr<Scheduler> Runtime::replace_scheduler(std::unique_ptr<Scheduler> next) {
+  return impl_->replace_scheduler(std::move(next));
+}
+
+const Thread& Runtime::thread_prototype() const noexcept { return *impl_->prototype.load(std::memory_order_acquire); }
+
+std::unique_ptr<Thread> Runtime::set_thread_prototype(std::unique_ptr<Thread> prototype) {
+  return impl_->set_thread_prototype(std::move(prototype));
+}
+
+std::size_t Runtime::processors() const noexcept { return impl_->processors.size(); }
+
+Processor& Runtime::processor(std::size_t index) const {
+  if (index >= impl_->processors.size()) {
+    throw UsageError("runtime '" + impl_->name + "' has " + std::to_string(impl_->processors.size()) +
+                     " processors; there is no processor " + std::to_string(index));
+  }
+  return *impl_->processors[index];
+}
+
+KeepAlive Runtime::keep_alive() noexcept {
+  impl_->keep_alives.fetch_add(1, std::memory_order_seq_cst);
+  return KeepAlive(this);
+}
+
+KeepAlive& KeepAlive::operator=(KeepAlive&& other) noexcept {
+  if (this != &other) {
+    reset();
+    runtime_ = std::exchange(other.runtime_, nullptr);
+  }
+  return *this;
+}
+
+void KeepAlive::reset() noexcept {
+  if (Runtime* rt = std::exchange(runtime_, nullptr)) {
+    auto& r = detail::RuntimeImpl::of(*rt);
+    if (r.keep_alives.fetch_sub(1, std::memory_order_seq_cst) == 1) r.poke();
+  }
+}
+
+RuntimeStats Runtime::stats() const {
+  RuntimeStats s;
+  s.processors = impl_->processors.size();
+  for (const auto& p : impl_->processors) {
+    s.live_threads += p->state_->registry.size();
+    s.stacks_cached += p->state_->cached_stacks.load(std::memory_order_relaxed);
+    s.threads_recycled += p->state_->recycled.load(std::memory_order_relaxed);
+    s.dispatches += p->dispatches();
+  }
+  s.live_threads += impl_->external_registry.size();
+  s.ready_threads = scheduler().pool().size();
+  s.stacks_in_use = impl_->stacks.in_use() - s.stacks_cached;
+  s.stacks_cached += impl_->stacks.cached();
+  s.pending_timers = impl_->timers.pending();
+  s.threads_created = impl_->threads_created.load(std::memory_order_relaxed);
+  s.unguarded_stacks = impl_->stacks.unguarded();
+  return s;
+}
+
+spdlog::logger& Runtime::logger() const noexcept { return *impl_->logger; }
+std::uint64_t Runtime::seed() const noexcept { return impl_->seed; }
+const std::string& Runtime::name() const noexcept { return impl_->name; }
+std::size_t Runtime::default_stack_size() const noexcept { return impl_->stack_size; }
+bool Runtime::running() const noexcept { return impl_->running.load(std::memory_order_acquire); }
+
+Runtime* Runtime::current() noexcept {
+  Processor* p = Processor::current();
+  return p != nullptr ? &p->runtime() : nullptr;
+}
+
+Thread& Runtime::make_thread(ThreadAttributes attributes) { return impl_->make_thread(std::move(attributes)); }
+
+void Runtime::unmake_thread(Thread& t) noexcept {
+  t.handle_attached_ = false;
+  t.forked_ = true;
+  delete &t;
+}
+
+void Runtime::launch(Thread& t) { impl_->launch(t); }
+
+void Runtime::run_until_halt(Thread& main) { impl_->run_until_halt(main); }
+
+void Runtime::visit_threads(void (*fn)(void*, const Thread&), void* ctx) const {
+  auto visit = [&](Thread& t) { fn(ctx, t); };
+  for (auto& p : impl_->processors) p->state_->registry.for_each(visit);
+  impl_->external_registry.for_each(visit);
+}
+
+namespace detail {
+
+Runtime& current_runtime(const char* operation) {
+  if (Runtime* rt = Runtime::current()) return *rt;
+  throw UsageError(std::string(operation) + " called on " + Thread::current().describe() +
+                   ", which is not a presto thread: use Runtime::fork or Runtime::start");
+}
+
+void release_handle(Thread& t) noexcept {
+  if (Runtime* rt = t.runtime()) {
+    RuntimeImpl::of(*rt).release_handle(t);
+  } else {
+    delete &t;  // never launched
+  }
+}
+
+void throw_empty_handle(std::uint64_t id, const char* operation) {
+  throw UsageError(std::string("JoinHandle::") + operation + ": the handle of thread id " + std::to_string(id) +
+                   (id == 0 ? " is empty" : " was already joined or detached"));
+}
+
+}  // namespace detail
+
+}  // namespace presto

@@ -1,0 +1,524 @@
+#include "runtime_impl.hpp"
+
+#include <cstdlib>
+#include <random>
+#include <sstream>
+#include <thread>
+
+#include <pthread.h>
+
+#include <spdlog/sinks/stdout_color_sinks.h>
+#include <spdlog/spdlog.h>
+
+#include <presto/lock.hpp>
+#include <presto/local_queue_pool.hpp>
+
+#include "context_switch.hpp"
+#include "dispatch.hpp"
+#include "futex.hpp"
+#include "stack_guard.hpp"
+
+namespace presto::detail {
+
+void set_current_processor(Processor* p) noexcept;  // processor.cpp
+
+namespace {
+
+std::string env(const char* name) {
+  const char* v = std::getenv(name);
+  return v != nullptr ? std::string(v) : std::string();
+}
+
+std::uint64_t parse_unsigned(const char* variable, const std::string& text, bool positive) {
+  std::size_t used = 0;
+  unsigned long long value = 0;
+  try {
+    value = std::stoull(text, &used, 10);
+  } catch (...) {
+    used = 0;
+  }
+  if (used != text.size() || text.empty() || text[0] == '-' || (positive && value == 0)) {
+    throw UsageError(std::string(variable) + "='" + text + "' is not a " +
+                     (positive ? "positive " : "non-negative ") + "integer");
+  }
+  return value;
+}
+
+std::shared_ptr<spdlog::logger> make_logger(const std::string& name) {
+  auto logger = std::make_shared<spdlog::logger>(name, std::make_shared<spdlog::sinks::stderr_color_sink_mt>());
+  logger->set_pattern("[%H:%M:%S.%e] [%n] [%l] %v");
+  logger->set_level(spdlog::level::warn);
+  return logger;
+}
+
+}  // namespace
+
+RuntimeImpl::RuntimeImpl(Runtime& runtime, RuntimeConfig config)
+    : rt(runtime),
+      logger(config.logger ? std::move(config.logger) : make_logger(config.name)),
+      name(std::move(config.name)),
+      stacks(*logger) {
+  if (std::string level = env("PRESTO_LOG"); !level.empty()) {
+    auto l = spdlog::level::from_str(level);
+    if (l == spdlog::level::off && level != "off") {
+      throw UsageError("PRESTO_LOG='" + level + "' is not one of trace, debug, info, warn, error, critical, off");
+    }
+    logger->set_level(l);
+  }
+  std::size_t n = config.processors;
+  if (std::string v = env("PRESTO_PROCESSORS"); !v.empty()) n = parse_unsigned("PRESTO_PROCESSORS", v, true);
+  if (n == 0) n = std::max(1u, std::thread::hardware_concurrency());
+  seed = config.seed;
+  if (std::string v = env("PRESTO_SEED"); !v.empty()) seed = parse_unsigned("PRESTO_SEED", v, false);
+  if (seed == 0) seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) | std::random_device{}();
+  stack_size = StackAllocator::round_size(config.stack_size);
+  idle_spin = config.idle_spin;
+
+  owned_scheduler = config.scheduler ? std::move(config.scheduler) : std::make_unique<Scheduler>(nullptr);
+  if (config.pool) {
+    owned_scheduler->owned_pool_ = std::move(config.pool);
+    owned_scheduler->pool_.store(owned_scheduler->owned_pool_.get(), std::memory_order_release);
+  }
+  owned_prototype = config.thread_prototype ? std::move(config.thread_prototype) : std::make_unique<Thread>();
+  processor_prototype = config.processor_prototype ? std::move(config.processor_prototype)
+                                                   : std::make_unique<Processor>();
+  processors.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) {
+    std::unique_ptr<Processor> p = processor_prototype->newprocessor();
+    p->runtime_ = &rt;
+    p->index_ = i;
+    p->state_ = std::make_unique<ProcessorState>();
+    p->state_->stacks.reserve(ProcessorState::kStackCache);
+    p->state_->threads.reserve(ProcessorState::kThreadCache);
+    processors.push_back(std::move(p));
+  }
+  parked.reserve(n);
+  install_overflow_handler();
+}
+
+void RuntimeImpl::install() {
+  owned_scheduler->runtime_ = &rt;
+  owned_scheduler->pool().attach(rt);
+  scheduler.store(owned_scheduler.get(), std::memory_order_release);
+  prototype.store(owned_prototype.get(), std::memory_order_release);
+  logger->info("runtime '{}': {} processors, scheduler '{}', pool '{}', {} KiB stacks, seed {} (replay with PRESTO_SEED={})",
+               name, processors.size(), owned_scheduler->name(), owned_scheduler->pool().name(),
+               stack_size / 1024, seed, seed);
+}
+
+RuntimeImpl::~RuntimeImpl() {
+  abandon_survivors();
+  for (auto& p : processors) {
+    for (Thread* t : p->state_->threads) delete t;
+    p->state_->threads.clear();
+    for (const Stack& s : p->state_->stacks) stacks.deallocate(s);
+    p->state_->stacks.clear();
+  }
+}
+
+// --- component replacement ------------------------------------------------------------
+
+void RuntimeImpl::quiesce() noexcept {
+  for (auto& p : processors) {
+    p->gate_.lock();
+    p->gate_.unlock();
+  }
+  external_gate.lock();
+  external_gate.unlock();
+}
+
+void RuntimeImpl::drain(ThreadPool& from, ThreadPool& to) {
+  std::size_t moved = 0;
+  for (auto& p : processors) {
+    while (Thread* t = from.get(*p)) {
+      to.put(*t);
+      ++moved;
+    }
+  }
+  if (from.size() != 0) {
+    logger->error("pool '{}' still holds {} threads after being drained: they are lost", from.name(), from.size());
+  }
+  logger->debug("moved {} ready threads from pool '{}' to '{}'", moved, from.name(), to.name());
+}
+
+std::unique_ptr<ThreadPool> RuntimeImpl::replace_pool(Scheduler& s, std::unique_ptr<ThreadPool> next) {
+  if (!next) throw UsageError("replace_pool: the new pool is null");
+  std::lock_guard lock(replace_mutex);
+  replacing.fetch_add(1, std::memory_order_seq_cst);
+  next->attach(rt);
+  std::unique_ptr<ThreadPool> old = std::move(s.owned_pool_);
+  s.owned_pool_ = std::move(next);
+  s.pool_.store(s.owned_pool_.get(), std::memory_order_release);
+  quiesce();  // no processor is inside `old` any more, and none can enter it
+  drain(*old, *s.owned_pool_);
+  replacing.fetch_sub(1, std::memory_order_seq_cst);
+  wake_all();  // ready threads moved: let idle processors look, and re-check halting
+  logger->debug("pool '{}' replaced by '{}'", old->name(), s.owned_pool_->name());
+  return old;
+}
+
+std::unique_ptr<Scheduler> RuntimeImpl::replace_scheduler(std::unique_ptr<Scheduler> next) {
+  if (!next) throw UsageError("replace_scheduler: the new scheduler is null");
+  std::lock_guard lock(replace_mutex);
+  replacing.fetch_add(1, std::memory_order_seq_cst);
+  next->runtime_ = &rt;
+  next->pool().attach(rt);
+  std::unique_ptr<Scheduler> old = std::move(owned_scheduler);
+  owned_scheduler = std::move(next);
+  scheduler.store(owned_scheduler.get(), std::memory_order_release);
+  quiesce();
+  drain(old->pool(), owned_scheduler->pool());
+  old->runtime_ = nullptr;
+  replacing.fetch_sub(1, std::memory_order_seq_cst);
+  wake_all();
+  logger->debug("scheduler '{}' replaced by '{}'", old->name(), owned_scheduler->name());
+  return old;
+}
+
+std::unique_ptr<Thread> RuntimeImpl::set_thread_prototype(std::unique_ptr<Thread> next) {
+  if (!next) throw UsageError("set_thread_prototype: the new prototype is null");
+  if (next->state() != ThreadState::created) {
+    throw UsageError("set_thread_prototype: " + next->describe() + " was started; a prototype must be a fresh thread");
+  }
+  std::lock_guard lock(replace_mutex);
+  std::unique_ptr<Thread> old = std::move(owned_prototype);
+  owned_prototype = std::move(next);
+  prototype.store(owned_prototype.get(), std::memory_order_release);
+  generation.fetch_add(1, std::memory_order_release);
+  for (auto& p : processors) {  // the gate also proves nobody still clones the old prototype
+    p->gate_.lock();
+    for (Thread* t : p->state_->threads) delete t;
+    p->state_->threads.clear();
+    p->gate_.unlock();
+  }
+  external_gate.lock();
+  external_gate.unlock();
+  return old;
+}
+
+// --- threads ---------------------------------------------------------------------------
+
+Thread& RuntimeImpl::make_thread(ThreadAttributes attributes) {
+  Processor* p = Processor::current();
+  if (p != nullptr && &p->runtime() != &rt) p = nullptr;
+  Thread* t = nullptr;
+  std::unique_ptr<Thread> made;
+  std::uint32_t gen = 0;
+  auto clone = [&] {
+    gen = generation.load(std::memory_order_acquire);
+    made = prototype.load(std::memory_order_acquire)->newthread(attributes);
+  };
+  if (p != nullptr) {
+    Dispatch::enter(*p);
+    auto& cache = p->state_->threads;
+    if (!cache.empty()) {
+      t = cache.back();
+      cache.pop_back();
+    }
+    try {
+      if (t == nullptr) clone();
+    } catch (...) {
+      Dispatch::leave(*p);
+      throw;
+    }
+    Dispatch::leave(*p);
+  } else {
+    std::lock_guard gate(external_gate);
+    clone();
+  }
+  if (t != nullptr) {
+    p->state_->recycled.fetch_add(1, std::memory_order_relaxed);
+    t->reinitialize(std::move(attributes));
+  } else {
+    if (!made) throw UsageError("the thread prototype's newthread() returned null");
+    t = made.release();
+    t->generation_ = gen;
+    threads_created.fetch_add(1, std::memory_order_relaxed);
+  }
+  t->forked_ = true;
+  t->handle_attached_ = true;
+  return *t;
+}
+
+void RuntimeImpl::launch(Thread& t) {
+  t.runtime_ = &rt;
+  Processor* p = Processor::current();
+  if (p != nullptr && &p->runtime() != &rt) p = nullptr;
+  if (p != nullptr) {
+    ProcessorState& ps = *p->state_;
+    if (ps.next_id == ps.id_limit) {
+      ps.next_id = id_source.fetch_add(ProcessorState::kIdBlock, std::memory_order_relaxed);
+      ps.id_limit = ps.next_id + ProcessorState::kIdBlock;
+    }
+    t.id_ = ps.next_id++;
+    ps.registry.add(t);
+  } else {
+    t.id_ = id_source.fetch_add(1, std::memory_order_relaxed);
+    external_registry.add(t);
+  }
+  t.set_state(ThreadState::ready);
+  try {
+    Dispatch::make_ready(t);
+  } catch (...) {
+    t.registry_->remove(t);
+    t.set_state(ThreadState::created);
+    throw;
+  }
+}
+
+void RuntimeImpl::recycle(Thread& t) noexcept {
+  t.task_.reset();
+  t.exception_ = nullptr;
+  Processor* p = Processor::current();
+  if (p != nullptr && &p->runtime() == &rt && t.state() == ThreadState::terminated &&
+      t.generation_ == generation.load(std::memory_order_acquire)) {
+    Dispatch::enter(*p);
+    auto& cache = p->state_->threads;
+    if (cache.size() < ProcessorState::kThreadCache) {
+      cache.push_back(&t);
+      Dispatch::leave(*p);
+      return;
+    }
+    Dispatch::leave(*p);
+  }
+  delete &t;
+}
+
+void RuntimeImpl::release_handle(Thread& t) noexcept {
+  t.spin_lock();
+  t.handle_attached_ = false;
+  const ThreadState s = t.state();
+  const bool finished = s == ThreadState::terminated || s == ThreadState::abandoned;
+  std::exception_ptr orphan = s == ThreadState::terminated ? t.exception_ : nullptr;
+  t.spin_unlock();
+  if (!finished) return;  // the thread recycles itself when it finishes
+  if (orphan) note_orphan_exception(t, orphan);
+  recycle(t);
+}
+
+void RuntimeImpl::note_orphan_exception(Thread& t, std::exception_ptr e) noexcept {
+  std::string what = "an exception not derived from std::exception";
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& ex) {
+    what = ex.what();
+  } catch (...) {
+  }
+  logger->error("{} ended with an exception nobody joined: {}", t.describe(), what);
+  if (running.load(std::memory_order_acquire)) request_stop(std::move(e));
+}
+
+std::vector<BlockedThread> RuntimeImpl::blocked_threads() {
+  std::vector<BlockedThread> out;
+  auto visit = [&](Thread& t) {
+    if (t.state() != ThreadState::blocked) return;
+    std::string on = "an object that was destroyed";
+    if (SynchroObject* so = t.waiting_on_) {
+      on = so->describe();
+      if (auto* lock = dynamic_cast<Lock*>(so); lock != nullptr && lock->owner() != nullptr) {
+        on += ", held by " + lock->owner()->describe();
+      }
+    }
+    out.push_back(BlockedThread{t.describe(), t.id(), std::move(on)});
+  };
+  for (auto& p : processors) p->state_->registry.for_each(visit);
+  external_registry.for_each(visit);
+  std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
+  return out;
+}
+
+// --- running ---------------------------------------------------------------------------
+
+void RuntimeImpl::wake_if_needed() noexcept {
+  // Pairs with the fence in Processor::park(): either the parker sees the new thread, or we
+  // see the parker.
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (spinning.load(std::memory_order_relaxed) == 0 && sleepers.load(std::memory_order_relaxed) != 0) wake_one();
+}
+
+void RuntimeImpl::wake_one() noexcept {
+  Processor* q = nullptr;
+  parked_lock.lock();
+  if (!parked.empty()) {
+    q = parked.back();
+    parked.pop_back();
+    sleepers.fetch_sub(1, std::memory_order_relaxed);
+  }
+  parked_lock.unlock();
+  if (q != nullptr) {
+    q->park_word_.store(1, std::memory_order_release);
+    futex_wake_one(q->park_word_);
+  }
+}
+
+void RuntimeImpl::poke() noexcept {
+  recheck.store(true, std::memory_order_seq_cst);
+  wake_one();
+}
+
+void RuntimeImpl::wake_all() noexcept {
+  parked_lock.lock();
+  std::vector<Processor*> all;
+  all.swap(parked);
+  parked.reserve(processors.size());
+  sleepers.store(0, std::memory_order_relaxed);
+  parked_lock.unlock();
+  for (Processor* q : all) {
+    q->park_word_.store(1, std::memory_order_release);
+    futex_wake_one(q->park_word_);
+  }
+}
+
+void RuntimeImpl::request_stop(std::exception_ptr reason) noexcept {
+  halt_lock.lock();
+  if (!stop.load(std::memory_order_relaxed)) {
+    stop_reason = std::move(reason);
+    stop.store(true, std::memory_order_seq_cst);
+  }
+  halt_lock.unlock();
+  wake_all();
+}
+
+bool RuntimeImpl::try_halt(Processor& p) {
+  std::lock_guard lock(halt_lock);
+  if (stop.load(std::memory_order_relaxed)) return true;
+  if (idle.load(std::memory_order_seq_cst) != processors.size()) return false;
+  if (Dispatch::ready_count(p) != 0 || timers.pending() != 0 ||
+      keep_alives.load(std::memory_order_seq_cst) != 0 || replacing.load(std::memory_order_seq_cst) != 0) {
+    return false;
+  }
+  Dispatch::enter(p);
+  try {
+    scheduler.load(std::memory_order_acquire)->halt();
+  } catch (...) {
+    Dispatch::leave(p);
+    stop_reason = std::current_exception();
+    stop.store(true, std::memory_order_seq_cst);
+    return true;
+  }
+  Dispatch::leave(p);
+  if (Dispatch::ready_count(p) != 0) return false;  // halt() made threads ready: go on
+  logger->debug("system halted");
+  stop.store(true, std::memory_order_seq_cst);
+  return true;
+}
+
+void RuntimeImpl::idle_loop(Processor& p) {
+  idle.fetch_add(1, std::memory_order_seq_cst);
+  struct Leave {
+    RuntimeImpl& r;
+    ~Leave() { r.idle.fetch_sub(1, std::memory_order_seq_cst); }
+  } leave{*this};
+  for (;;) {
+    if (p.work_available()) break;
+    if (idle.load(std::memory_order_seq_cst) == processors.size() && try_halt(p)) {
+      wake_all();
+      break;
+    }
+    p.idle();
+  }
+}
+
+void RuntimeImpl::processor_main(Processor& p) noexcept {
+  set_current_processor(&p);
+  AltStack altstack;
+  init_native_context(p.native_);
+  try {
+    p.on_start();
+    for (;;) {
+      if (Dispatch::dispatch_from_native(p)) {
+        // Found work: if more is waiting and someone is parked, pass the word on.
+        if (!stopping() && Dispatch::ready_count(p) != 0) wake_if_needed();
+        continue;
+      }
+      if (stopping()) break;
+      idle_loop(p);
+    }
+    p.on_stop();
+  } catch (...) {
+    logger->error("processor {} failed; ending the run", p.index());
+    request_stop(std::current_exception());
+  }
+  set_current_processor(nullptr);
+}
+
+void RuntimeImpl::run_until_halt(Thread& main) {
+  if (Processor::current() != nullptr) {
+    throw UsageError("Runtime::run called on " + Thread::current().describe() +
+                     ", which already runs inside a runtime");
+  }
+  if (running.exchange(true, std::memory_order_acq_rel)) {
+    throw UsageError("Runtime::run: runtime '" + name + "' is already running");
+  }
+  stop.store(false, std::memory_order_relaxed);
+  stop_reason = nullptr;
+  main_thread = &main;
+  timers.start();
+  std::vector<std::thread> os_threads;
+  os_threads.reserve(processors.size());
+  try {
+    for (std::size_t i = 1; i < processors.size(); ++i) {
+      os_threads.emplace_back([this, i] {
+        std::string thread_name = (name + "-" + std::to_string(i)).substr(0, 15);
+        pthread_setname_np(pthread_self(), thread_name.c_str());
+        processor_main(*processors[i]);
+      });
+    }
+  } catch (...) {
+    request_stop(std::current_exception());
+  }
+  processor_main(*processors[0]);
+  for (auto& t : os_threads) t.join();
+  timers.stop();
+  main_thread = nullptr;
+  abandon_survivors();
+  std::exception_ptr reason = std::exchange(stop_reason, nullptr);
+  stop.store(false, std::memory_order_relaxed);
+  idle.store(0, std::memory_order_relaxed);
+  running.store(false, std::memory_order_release);
+  if (reason) std::rethrow_exception(reason);
+}
+
+void RuntimeImpl::abandon_survivors() {
+  // Every processor has stopped: nothing runs, and no thread will ever run again. Take each
+  // survivor off its pool or wait queue, drop its stack without unwinding it, and free what
+  // the runtime owns.
+  std::vector<Thread*> survivors;
+  auto collect = [&](Thread& t) { survivors.push_back(&t); };
+  for (auto& p : processors) p->state_->registry.for_each(collect);
+  external_registry.for_each(collect);
+  if (survivors.empty()) return;
+
+  ThreadPool& pool = scheduler.load(std::memory_order_acquire)->pool();
+  for (auto& p : processors) {
+    while (pool.get(*p) != nullptr) {
+    }
+  }
+  for (Thread* t : survivors) {
+    if (SynchroObject* so = t->waiting_on_) {
+      so->spin_lock();
+      so->forget(*t);
+      so->spin_unlock();
+    }
+  }
+  std::ostringstream names;
+  for (Thread* t : survivors) {
+    names << "\n  " << t->describe() << " (" << to_string(t->state()) << ")";
+    t->registry_->remove(*t);
+    destroy_context(t->context_);
+    stacks.deallocate(t->stack_);
+    t->stack_ = Stack{};
+    t->task_.reset();
+    t->destroy_locals();
+    t->waiting_on_ = nullptr;
+    t->spin_lock();
+    t->set_state(ThreadState::abandoned);
+    const bool free_it = t->forked_ && !t->handle_attached_;
+    t->spin_unlock();
+    if (free_it) delete t;
+  }
+  logger->warn("run of '{}' ended with {} threads still alive; they were abandoned:{}", name,
+               survivors.size(), names.str());
+}
+
+}  // namespace presto::detail

@@ -1,0 +1,136 @@
+#pragma once
+// The private state of a Runtime and of its processors. Hot fields (the scheduler pointer,
+// the stop flag, idle counts) are read by every dispatch; the rest is for replacement,
+// halting and reporting.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include <presto/errors.hpp>
+#include <presto/processor.hpp>
+#include <presto/runtime.hpp>
+#include <presto/scheduler.hpp>
+#include <presto/synchro_object.hpp>
+#include <presto/thread.hpp>
+
+#include "registry.hpp"
+#include "stack_allocator.hpp"
+#include "timer_service.hpp"
+
+namespace presto::detail {
+
+// What each processor keeps to itself: caches in front of the shared allocators, the registry
+// of threads started on it and a block of thread ids. Touched only by its processor, inside its
+// gate, except where noted.
+struct ProcessorState {
+  static constexpr std::size_t kStackCache = 32;    // default-size stacks kept per processor
+  static constexpr std::size_t kThreadCache = 256;  // recycled control blocks per processor
+  static constexpr std::uint64_t kIdBlock = 256;
+
+  std::vector<Stack> stacks;
+  std::vector<Thread*> threads;
+  Registry registry;  // has its own lock: others remove threads that finished elsewhere
+  std::uint64_t next_id = 0;
+  std::uint64_t id_limit = 0;
+  std::atomic<std::size_t> cached_stacks{0};
+  std::atomic<std::uint64_t> recycled{0};
+};
+
+// The sleep_for object: threads sleeping on a timer wait here.
+class SleepObject final : public SynchroObject {
+ public:
+  SleepObject() : SynchroObject("sleep") {}
+  std::string_view kind() const noexcept override { return "timer"; }
+};
+
+class RuntimeImpl {
+ public:
+  RuntimeImpl(Runtime& rt, RuntimeConfig config);
+  ~RuntimeImpl();
+
+  // Finishes construction once `rt.impl_` is set (components may call back into rt).
+  void install();
+
+  static RuntimeImpl& of(const Runtime& rt) noexcept { return *rt.impl_; }
+
+  // --- component replacement (Runtime / Scheduler API) --------------------------------
+  std::unique_ptr<ThreadPool> replace_pool(Scheduler& s, std::unique_ptr<ThreadPool> next);
+  std::unique_ptr<Scheduler> replace_scheduler(std::unique_ptr<Scheduler> next);
+  std::unique_ptr<Thread> set_thread_prototype(std::unique_ptr<Thread> next);
+
+  // --- threads ------------------------------------------------------------------------
+  Thread& make_thread(ThreadAttributes attributes);
+  void launch(Thread& t);  // binds t to this runtime, gives it an id, makes it ready
+  void recycle(Thread& t) noexcept;  // a forked control block nobody references any more
+  void release_handle(Thread& t) noexcept;
+  std::vector<BlockedThread> blocked_threads();
+
+  // --- running ------------------------------------------------------------------------
+  void run_until_halt(Thread& main);
+  void request_stop(std::exception_ptr reason) noexcept;
+  bool stopping() const noexcept { return stop.load(std::memory_order_relaxed); }
+  // Wakes a parked processor if a ready thread may need one (after a put).
+  void wake_if_needed() noexcept;
+  void wake_one() noexcept;
+  void wake_all() noexcept;
+  // A source of wake-ups went away (a timer fired, the last KeepAlive was dropped): make an
+  // idle processor check again whether the system has halted. Never lost: a processor about
+  // to park sees `recheck` if no parked processor was there to wake.
+  void poke() noexcept;
+  void note_orphan_exception(Thread& t, std::exception_ptr e) noexcept;
+
+  Runtime& rt;
+  std::shared_ptr<spdlog::logger> logger;
+  std::string name;
+  std::uint64_t seed = 0;
+  std::size_t stack_size = 0;
+  std::size_t idle_spin = 0;
+
+  std::atomic<Scheduler*> scheduler{nullptr};
+  std::unique_ptr<Scheduler> owned_scheduler;
+  std::atomic<Thread*> prototype{nullptr};
+  std::unique_ptr<Thread> owned_prototype;
+  std::atomic<std::uint32_t> generation{1};
+  std::unique_ptr<Processor> processor_prototype;
+  std::vector<std::unique_ptr<Processor>> processors;
+  std::mutex replace_mutex;
+  RawSpinlock external_gate;   // OS threads entering the scheduler, pool or prototype
+  Registry external_registry;  // threads started from OS threads
+  std::atomic<std::uint64_t> id_source{1};
+  std::atomic<std::uint64_t> threads_created{0};
+
+  StackAllocator stacks;
+  TimerService timers{[this] { poke(); }};
+  SleepObject sleep_object;
+
+  // idling and halting
+  std::atomic<std::size_t> idle{0};       // processors in their idle loop
+  std::atomic<std::size_t> spinning{0};   // of those, polling for work
+  std::atomic<std::size_t> sleepers{0};   // of those, parked
+  std::atomic<bool> recheck{false};       // see poke()
+  RawSpinlock parked_lock;
+  std::vector<Processor*> parked;
+  std::atomic<std::size_t> keep_alives{0};
+  std::atomic<std::size_t> replacing{0};
+  RawSpinlock halt_lock;
+  std::atomic<bool> stop{false};
+  std::exception_ptr stop_reason;  // guarded by halt_lock
+  std::atomic<bool> running{false};
+  Thread* main_thread = nullptr;
+
+ private:
+  void quiesce() noexcept;  // every processor (and OS-thread caller) leaves its gate once
+  void drain(ThreadPool& from, ThreadPool& to);
+  void processor_main(Processor& p) noexcept;
+  void idle_loop(Processor& p);
+  bool try_halt(Processor& p);
+  void abandon_survivors();
+};
+
+}  // namespace presto::detail

@@ -1,0 +1,43 @@
+#include <presto/shuffle_pool.hpp>
+
+#include <mutex>
+
+#include <spdlog/spdlog.h>
+
+#include <presto/runtime.hpp>
+
+namespace presto {
+
+void ShufflePool::attach(const Runtime& rt) {
+  if (!seed_) seed_ = rt.seed();
+  state_ = *seed_;
+  rt.logger().info("shuffle pool seeded with {} (replay with PRESTO_SEED={} on one processor)", *seed_, *seed_);
+}
+
+std::uint64_t ShufflePool::next_random() noexcept {
+  // splitmix64: small, fast, and every seed gives a full-period sequence
+  std::uint64_t z = (state_ += 0x9e3779b97f4a7c15ULL);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+  return z ^ (z >> 31);
+}
+
+void ShufflePool::put(Thread& t) {
+  std::lock_guard lock(lock_);
+  ready_.push_back(&t);
+  size_.fetch_add(1, std::memory_order_relaxed);
+}
+
+Thread* ShufflePool::get(Processor&) {
+  if (size_.load(std::memory_order_relaxed) == 0) return nullptr;
+  std::lock_guard lock(lock_);
+  if (ready_.empty()) return nullptr;
+  std::size_t i = static_cast<std::size_t>(next_random() % ready_.size());
+  Thread* t = ready_[i];
+  ready_[i] = ready_.back();
+  ready_.pop_back();
+  size_.fetch_sub(1, std::memory_order_relaxed);
+  return t;
+}
+
+}  // namespace presto

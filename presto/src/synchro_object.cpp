@@ -1,0 +1,74 @@
+#include <presto/synchro_object.hpp>
+
+#include <cstdio>
+#include <exception>
+
+#include <presto/errors.hpp>
+#include <presto/runtime.hpp>
+#include <presto/thread.hpp>
+
+#include "runtime_impl.hpp"
+
+namespace presto {
+
+SynchroObject::SynchroObject(std::string name) : name_(std::move(name)) {}
+
+SynchroObject::~SynchroObject() noexcept(false) { check_no_waiters(); }
+
+std::string SynchroObject::describe() const {
+  return std::string(kind()) + " '" + (name_.empty() ? std::string("<unnamed>") : name_) + "'";
+}
+
+void SynchroObject::check_no_waiters() noexcept(false) {
+  spin_lock();
+  if (waiting_.empty()) {
+    spin_unlock();
+    return;
+  }
+  std::string message = describe() + " destroyed by " + Thread::current().describe() + " while " +
+                        std::to_string(waiting_.size()) + " thread(s) wait on it:";
+  while (Thread* t = waiting_.front()) {
+    message += " " + t->describe();
+    forget(*t);  // they stay blocked, reported as waiting on a destroyed object
+  }
+  spin_unlock();
+  if (std::uncaught_exceptions() > 0) {
+    std::fputs(("presto: " + message + "\n").c_str(), stderr);
+    return;
+  }
+  throw UsageError(message);
+}
+
+void SynchroObject::remember(Thread& t) {
+  waiting_.push_back(t);
+  t.waiting_on_ = this;
+}
+
+Thread* SynchroObject::recall() noexcept {
+  Thread* t = waiting_.pop_front();
+  if (t != nullptr && t->timer_index_ != Thread::kNoTimer) {
+    detail::RuntimeImpl::of(*t->runtime_).timers.cancel(*t);
+  }
+  return t;
+}
+
+bool SynchroObject::forget(Thread& t) noexcept {
+  if (!waiting_.remove(t)) return false;
+  if (t.timer_index_ != Thread::kNoTimer) detail::RuntimeImpl::of(*t.runtime_).timers.cancel(t);
+  t.waiting_on_ = nullptr;
+  return true;
+}
+
+void SynchroObject::block() {
+  Thread& me = Thread::current();
+  remember(me);  // UsageError (before sleeping) if it already waits somewhere
+  me.sleep(*this);
+}
+
+bool SynchroObject::block_until(Clock::time_point deadline) {
+  Thread& me = Thread::current();
+  remember(me);
+  return me.sleep_until(*this, deadline);
+}
+
+}  // namespace presto

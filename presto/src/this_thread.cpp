@@ -1,0 +1,26 @@
+#include <presto/this_thread.hpp>
+
+#include <thread>
+
+#include <presto/runtime.hpp>
+
+#include "runtime_impl.hpp"
+
+namespace presto::this_thread {
+
+void yield() { Thread::current().yield(); }
+
+void sleep_until(Clock::time_point deadline) {
+  Thread& me = Thread::current();
+  if (me.is_external()) {
+    std::this_thread::sleep_until(deadline);
+    return;
+  }
+  SynchroObject& timer = detail::RuntimeImpl::of(*me.runtime()).sleep_object;
+  timer.spin_lock();
+  timer.block_until(deadline);
+}
+
+Runtime* runtime() noexcept { return Runtime::current(); }
+
+}  // namespace presto::this_thread

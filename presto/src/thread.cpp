@@ -1,0 +1,275 @@
+#include <presto/thread.hpp>
+
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+#include <optional>
+#include <thread>
+
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <presto/processor.hpp>
+#include <presto/runtime.hpp>
+#include <presto/thread_local.hpp>
+
+#include "dispatch.hpp"
+#include "futex.hpp"
+#include "runtime_impl.hpp"
+
+namespace presto {
+
+std::string_view to_string(ThreadState state) noexcept {
+  switch (state) {
+    case ThreadState::created: return "created";
+    case ThreadState::ready: return "ready";
+    case ThreadState::running: return "running";
+    case ThreadState::blocked: return "blocked";
+    case ThreadState::terminated: return "terminated";
+    case ThreadState::abandoned: return "abandoned";
+  }
+  return "unknown";
+}
+
+Thread::Thread(ThreadAttributes attributes)
+    : SynchroObject(std::move(attributes.name)),
+      stack_size_(attributes.stack_size),
+      priority_(attributes.priority) {
+  queue_hook_.owner = this;
+  registry_hook_.owner = this;
+}
+
+Thread::Thread(std::string name, std::size_t stack_size)
+    : Thread(ThreadAttributes{.name = std::move(name), .stack_size = stack_size}) {}
+
+Thread::Thread(ExternalTag, std::string name) : Thread(ThreadAttributes{.name = std::move(name)}) {
+  external_ = true;
+  set_state(ThreadState::running);
+}
+
+Thread::~Thread() noexcept(false) {
+  const ThreadState s = state();
+  if (!external_ && (s == ThreadState::ready || s == ThreadState::running || s == ThreadState::blocked)) {
+    std::string message = "presto: " + describe() + " destroyed while " + std::string(to_string(s)) +
+                          "; a thread must finish before its object is destroyed\n";
+    std::fputs(message.c_str(), stderr);
+    std::abort();
+  }
+  // The runtime's last access to a finished thread is under this spinlock: wait for it.
+  spin_lock();
+  spin_unlock();
+  destroy_locals();
+  if (!forked_ && exception_ && !joined_ && s == ThreadState::terminated) {
+    std::string what = "an exception not derived from std::exception";
+    try {
+      std::rethrow_exception(exception_);
+    } catch (const std::exception& e) {
+      what = e.what();
+    } catch (...) {
+    }
+    std::string message =
+        "presto: " + describe() + " was destroyed without being joined; its exception is lost: " + what + "\n";
+    std::fputs(message.c_str(), stderr);
+  }
+  check_no_waiters();
+}
+
+namespace {
+thread_local std::unique_ptr<Thread> tl_external;
+
+std::string os_thread_name() { return "os-" + std::to_string(static_cast<long>(syscall(SYS_gettid))); }
+}  // namespace
+
+__attribute__((noinline)) Thread& Thread::current() noexcept {
+  if (Processor* p = Processor::current(); p != nullptr && p->current_ != nullptr) return *p->current_;
+  if (!tl_external) tl_external.reset(new Thread(ExternalTag{}, os_thread_name()));
+  return *tl_external;
+}
+
+std::string Thread::describe() const {
+  const std::string& n = name().empty() ? std::string("<unnamed>") : name();
+  if (external_) return "external thread '" + n + "'";
+  return "thread '" + n + "' (id " + std::to_string(id_) + ")";
+}
+
+std::unique_ptr<Thread> Thread::newthread(ThreadAttributes attributes) const {
+  return std::make_unique<Thread>(std::move(attributes));
+}
+
+void Thread::reinitialize(ThreadAttributes attributes) {
+  set_name(std::move(attributes.name));
+  stack_size_ = attributes.stack_size;
+  priority_ = attributes.priority;
+  id_ = 0;
+  runtime_ = nullptr;
+  waiting_on_ = nullptr;
+  joined_ = false;
+  timed_out_ = false;
+  exception_ = nullptr;
+  task_.reset();
+  set_state(ThreadState::created);
+}
+
+void Thread::run() {
+  if (!task_.has_callable()) {
+    throw UsageError(describe() + " has no body: start it with a function, or override run() and call start()");
+  }
+  task_.invoke();
+}
+
+void Thread::start() {
+  check_startable();
+  launch(nullptr);
+}
+
+void Thread::check_startable() const {
+  if (external_) throw UsageError(describe() + " stands for an OS thread and cannot be started");
+  if (state() != ThreadState::created) {
+    throw UsageError(describe() + " was already started (it is " + std::string(to_string(state())) + ")");
+  }
+}
+
+void Thread::launch(Runtime* rt) {
+  if (rt == nullptr) rt = Runtime::current();
+  if (rt == nullptr) {
+    task_.reset();
+    throw UsageError("start of " + describe() + " called on " + Thread::current().describe() +
+                     ", which is not a presto thread: use Runtime::start(thread, f, ...)");
+  }
+  detail::RuntimeImpl::of(*rt).launch(*this);
+}
+
+void Thread::await_termination() {
+  Thread& me = Thread::current();
+  if (&me == this) throw UsageError(describe() + " tried to join itself");
+  spin_lock();
+  ThreadState s = state();
+  auto fail = [&](const std::string& why) {
+    spin_unlock();
+    throw UsageError(me.describe() + " cannot join " + describe() + ": " + why);
+  };
+  if (joined_) fail("it was already joined");
+  if (s == ThreadState::created) fail("it was never started");
+  if (s == ThreadState::abandoned) fail("it was abandoned when its run ended");
+  if (s != ThreadState::terminated) {
+    if (has_waiters()) fail("it is already being joined by another thread");
+    if (me.external_ && (runtime_ == nullptr || !runtime_->running())) {
+      fail("it has not finished and its runtime is not running, so it never would");
+    }
+    block();
+    spin_lock();
+    s = state();
+    if (s == ThreadState::abandoned) fail("it was abandoned when its run ended");
+  }
+  spin_unlock();
+}
+
+void Thread::throw_wrong_result_type() const {
+  throw UsageError("join<R>() on " + describe() + ": its body did not return a value of that type");
+}
+
+void Thread::run_body() noexcept {
+  try {
+    run();
+  } catch (...) {
+    exception_ = std::current_exception();
+  }
+  destroy_locals();
+}
+
+void Thread::destroy_locals() noexcept {
+  while (detail::LocalEntry* e = locals_) {
+    locals_ = e->next;
+    e->destroy(e->value);
+    delete e;
+  }
+}
+
+void Thread::sleep(SynchroObject& so) { sleep_on(so, nullptr); }
+
+bool Thread::sleep_until(SynchroObject& so, Clock::time_point deadline) { return sleep_on(so, &deadline); }
+
+bool Thread::sleep_on(SynchroObject& so, const Clock::time_point* deadline) {
+  if (this != &Thread::current()) {
+    so.spin_unlock();
+    throw UsageError(Thread::current().describe() + " tried to put " + describe() +
+                     " to sleep; a thread can only put itself to sleep");
+  }
+  if (!so.waiting_.contains(*this)) {
+    so.spin_unlock();
+    throw UsageError(describe() + " went to sleep on " + so.describe() + " without being remembered by it");
+  }
+  if (external_) return external_sleep(so, deadline);
+  timed_out_ = false;
+  if (deadline != nullptr) {
+    if (*deadline <= Clock::now()) {
+      so.forget(*this);
+      so.spin_unlock();
+      return false;
+    }
+    detail::RuntimeImpl::of(*runtime_).timers.add(*this, *deadline);
+  }
+  set_state(ThreadState::blocked);
+  detail::Dispatch::block(*this, so);
+  return !std::exchange(timed_out_, false);
+}
+
+bool Thread::external_sleep(SynchroObject& so, const Clock::time_point* deadline) {
+  set_state(ThreadState::blocked);
+  so.spin_unlock();
+  const auto blocked = static_cast<std::uint32_t>(ThreadState::blocked);
+  bool woken = true;
+  while (state_.load(std::memory_order_acquire) == blocked) {
+    if (deadline == nullptr || Clock::now() < *deadline) {
+      detail::futex_wait(state_, blocked, deadline != nullptr ? std::optional(*deadline) : std::nullopt);
+      continue;
+    }
+    so.spin_lock();
+    const bool still_waiting = so.forget(*this);
+    so.spin_unlock();
+    if (still_waiting) {
+      woken = false;
+      break;
+    }
+    // A waker already recalled us; its wakeup is on the way.
+    while (state_.load(std::memory_order_acquire) == blocked) detail::futex_wait(state_, blocked);
+  }
+  set_state(ThreadState::running);
+  return woken;
+}
+
+void Thread::wakeup(SynchroObject& so) {
+  if (waiting_on_ != &so || queue_hook_.list != nullptr) {
+    throw UsageError(Thread::current().describe() + " tried to wake " + describe() + " from " + so.describe() +
+                     ", but it is not asleep there (it is " + std::string(to_string(state())) +
+                     (waiting_on_ != nullptr && waiting_on_ != &so ? ", waiting on " + waiting_on_->describe() : "") +
+                     (queue_hook_.list != nullptr ? ", still queued" : "") + ")");
+  }
+  auto expected = static_cast<std::uint32_t>(ThreadState::blocked);
+  if (!state_.compare_exchange_strong(expected, static_cast<std::uint32_t>(ThreadState::ready),
+                                      std::memory_order_acq_rel)) {
+    throw UsageError(Thread::current().describe() + " tried to wake " + describe() +
+                     ", which is not asleep (it is " + std::string(to_string(static_cast<ThreadState>(expected))) +
+                     ")");
+  }
+  waiting_on_ = nullptr;
+  if (external_) {
+    detail::futex_wake_one(state_);
+    return;
+  }
+  detail::Dispatch::make_ready(*this);
+}
+
+void Thread::yield() {
+  if (this != &Thread::current()) {
+    throw UsageError(Thread::current().describe() + " tried to make " + describe() +
+                     " yield; a thread can only yield itself");
+  }
+  if (external_) {
+    std::this_thread::yield();
+    return;
+  }
+  detail::Dispatch::yield(*this);
+}
+
+}  // namespace presto
