@@ -8,28 +8,37 @@
 //   requeue  - it yielded: put it back in the ready pool
 //   unlock   - it went to sleep: release the SynchroObject spinlock it held, so a waker
 //              can find it only once its context is saved
-//   finish   - it terminated: recycle its stack, wake its joiner
+//   finish   - it terminated: recycle its stack (its joiner was woken before the switch, so
+//              that the switch can go straight to it)
 // and then the gate is left. The gate is a per-processor spinlock held from the decision to
-// the completion of a switch; component replacement takes every gate once to know that no
-// processor is still inside the old component.
+// the completion of a switch; component replacement waits for every processor to be out of its
+// gate once to know that no processor is still inside the old component.
 
 #include <presto/processor.hpp>
 #include <presto/synchro_object.hpp>
 #include <presto/thread.hpp>
 
-#include "context_switch.hpp"
+#include "asymmetric_fence.hpp"
 
 namespace presto::detail {
 
 class RuntimeImpl;
+class StackAllocator;
+struct Transfer;
 
 class Dispatch {
  public:
+  // Entering announces the processor with a plain store; RuntimeImpl::quiesce() pairs the
+  // light fence here with a heavy one, so a processor either is seen inside or sees the new
+  // component.
   static void enter(Processor& p) noexcept {
-    if (p.gate_depth_++ == 0) p.gate_.lock();
+    if (p.gate_depth_++ == 0) {
+      p.in_gate_.store(true, std::memory_order_relaxed);
+      light_fence();
+    }
   }
   static void leave(Processor& p) noexcept {
-    if (--p.gate_depth_ == 0) p.gate_.unlock();
+    if (--p.gate_depth_ == 0) p.in_gate_.store(false, std::memory_order_release);
   }
 
   // On the current thread's own stack:
@@ -45,16 +54,23 @@ class Dispatch {
   // Threads in the ready pool, read inside the caller's gate.
   static std::size_t ready_count(Processor& p) noexcept;
 
+  // The processor's OS thread starts animating it: record its native context.
+  static void start_processor(Processor& p);
+  // Drops the context and stack of a thread that will never run again (abandoned).
+  static void discard_stack(Thread& t, StackAllocator& stacks) noexcept;
+
   // Stack-guard support.
   static const Stack& stack_of(const Thread& t) noexcept { return t.stack_; }
   static bool in_guard_page(const Thread& t, const void* address) noexcept;
 
  private:
   static Thread* next_for(Processor& p);
-  static void switch_to(Processor& p, Thread* from, Thread* to);
+  static void switch_to(Processor& p, Thread* from, ExecutionContext& here, Thread* to);
   static void complete(Processor& p, void* from_context) noexcept;
+  static void switch_slow_checks(Processor& p, Thread* from, Thread*& to);
   static void bind_stack(Processor& p, Thread& t);
-  static void finished(Processor& p, Thread& t) noexcept;
+  static void retire(Processor& p, Thread& t) noexcept;
+  static void release_dead_stack(Processor& p) noexcept;
   static void thread_entry(Transfer transfer);
 };
 

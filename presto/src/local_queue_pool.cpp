@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include <presto/thread.hpp>
+
 #include <presto/errors.hpp>
 #include <presto/processor.hpp>
 #include <presto/runtime.hpp>
@@ -19,33 +21,39 @@ void LocalQueuePool::attach(const Runtime& rt) {
   count_ = n;
 }
 
-LocalQueuePool::Queue& LocalQueuePool::queue_for_put() noexcept {
-  Processor* p = Processor::current();
-  if (p != nullptr && &p->runtime() == runtime_) return queues_[p->index()];
-  return queues_[round_robin_.fetch_add(1, std::memory_order_relaxed) % count_];
-}
-
 void LocalQueuePool::put(Thread& t) {
-  if (queues_ == nullptr) throw UsageError("LocalQueuePool used before it was attached to a runtime");
-  Queue& q = queue_for_put();
+  if (count_ == 0) [[unlikely]] throw UsageError("LocalQueuePool used before it was attached to a runtime");
+  Processor* p = Processor::current();
+  std::size_t i = 0;
+  if (p != nullptr && &p->runtime() == runtime_ && p->index() < count_) [[likely]] {
+    i = p->index();
+  } else {
+    i = round_robin_.fetch_add(1, std::memory_order_relaxed) % count_;
+  }
+  Queue& q = queues_[i];
   std::lock_guard lock(q.lock);
   q.threads.push_back(t);
-  q.size.fetch_add(1, std::memory_order_relaxed);
+  q.size.store(q.size.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // under q.lock
 }
 
-Thread* LocalQueuePool::take(Queue& q) noexcept {
+inline __attribute__((always_inline)) Thread* LocalQueuePool::take(Queue& q) noexcept {
   if (q.size.load(std::memory_order_relaxed) == 0) return nullptr;  // look before locking
   std::lock_guard lock(q.lock);
   Thread* t = q.threads.pop_front();
-  if (t != nullptr) q.size.fetch_sub(1, std::memory_order_relaxed);
+  if (t != nullptr) q.size.store(q.size.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
   return t;
 }
 
 Thread* LocalQueuePool::get(Processor& p) {
-  if (queues_ == nullptr) return nullptr;
-  const std::size_t home = p.index() % count_;
-  for (std::size_t i = 0; i < count_; ++i) {
-    if (Thread* t = take(queues_[(home + i) % count_])) return t;
+  if (count_ == 0) return nullptr;
+  const std::size_t home = p.index() < count_ ? p.index() : 0;
+  if (Thread* t = take(queues_[home])) [[likely]] return t;
+  for (std::size_t i = home + 1; i != home; ++i) {  // steal, starting at the neighbour
+    if (i == count_) {
+      i = 0;
+      if (home == 0) break;
+    }
+    if (Thread* t = take(queues_[i])) return t;
   }
   return nullptr;
 }

@@ -17,7 +17,7 @@ void PriorityPool::put(Thread& t) {
   std::lock_guard lock(lock_);
   heap_.push_back(Entry{t.priority(), sequence_++, &t});
   std::push_heap(heap_.begin(), heap_.end(), &PriorityPool::before);
-  size_.fetch_add(1, std::memory_order_relaxed);
+  size_.store(size_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // under lock_
 }
 
 Thread* PriorityPool::get(Processor&) {
@@ -27,7 +27,7 @@ Thread* PriorityPool::get(Processor&) {
   std::pop_heap(heap_.begin(), heap_.end(), &PriorityPool::before);
   Thread* t = heap_.back().thread;
   heap_.pop_back();
-  size_.fetch_sub(1, std::memory_order_relaxed);
+  size_.store(size_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);  // under lock_
   return t;
 }
 

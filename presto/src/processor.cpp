@@ -12,7 +12,7 @@ namespace {
 // The processor of this OS thread. Read only through Processor::current(), a call the
 // compiler cannot inline or cache across a context switch (after which a presto thread may
 // be on another OS thread).
-thread_local Processor* tl_processor = nullptr;
+thread_local __attribute__((tls_model("initial-exec"))) Processor* tl_processor = nullptr;
 }  // namespace
 
 namespace detail {
@@ -39,7 +39,7 @@ void Processor::idle() {
       r.spinning.fetch_sub(1, std::memory_order_seq_cst);
       return;
     }
-    for (int k = 0; k < 32; ++k) detail::cpu_relax();
+    for (int k = 0; k < 32; ++k) detail::relax_cpu();
   }
   r.spinning.fetch_sub(1, std::memory_order_seq_cst);
   park();

@@ -85,7 +85,7 @@ Runtime* Runtime::current() noexcept {
   return p != nullptr ? &p->runtime() : nullptr;
 }
 
-Thread& Runtime::make_thread(ThreadAttributes attributes) { return impl_->make_thread(std::move(attributes)); }
+Thread& Runtime::make_thread(ThreadAttributes* attributes) { return impl_->make_thread(attributes); }
 
 void Runtime::unmake_thread(Thread& t) noexcept {
   t.handle_attached_ = false;

@@ -13,7 +13,6 @@
 #include <presto/lock.hpp>
 #include <presto/local_queue_pool.hpp>
 
-#include "context_switch.hpp"
 #include "dispatch.hpp"
 #include "futex.hpp"
 #include "stack_guard.hpp"
@@ -71,6 +70,7 @@ RuntimeImpl::RuntimeImpl(Runtime& runtime, RuntimeConfig config)
   seed = config.seed;
   if (std::string v = env("PRESTO_SEED"); !v.empty()) seed = parse_unsigned("PRESTO_SEED", v, false);
   if (seed == 0) seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) | std::random_device{}();
+  debug_logging = logger->should_log(spdlog::level::debug);
   stack_size = StackAllocator::round_size(config.stack_size);
   idle_spin = config.idle_spin;
 
@@ -94,6 +94,7 @@ RuntimeImpl::RuntimeImpl(Runtime& runtime, RuntimeConfig config)
   }
   parked.reserve(n);
   install_overflow_handler();
+  asymmetric_fences();
 }
 
 void RuntimeImpl::install() {
@@ -119,9 +120,13 @@ RuntimeImpl::~RuntimeImpl() {
 // --- component replacement ------------------------------------------------------------
 
 void RuntimeImpl::quiesce() noexcept {
+  // The caller has published the new component. After the heavy fence, a processor either is
+  // seen inside its gate (and may hold the old component: wait for it to leave) or will read
+  // the new one when it next enters.
+  heavy_fence();
   for (auto& p : processors) {
-    p->gate_.lock();
-    p->gate_.unlock();
+    Backoff backoff;
+    while (p->in_gate_.load(std::memory_order_acquire)) backoff.pause();
   }
   external_gate.lock();
   external_gate.unlock();
@@ -184,21 +189,16 @@ std::unique_ptr<Thread> RuntimeImpl::set_thread_prototype(std::unique_ptr<Thread
   std::unique_ptr<Thread> old = std::move(owned_prototype);
   owned_prototype = std::move(next);
   prototype.store(owned_prototype.get(), std::memory_order_release);
-  generation.fetch_add(1, std::memory_order_release);
-  for (auto& p : processors) {  // the gate also proves nobody still clones the old prototype
-    p->gate_.lock();
-    for (Thread* t : p->state_->threads) delete t;
-    p->state_->threads.clear();
-    p->gate_.unlock();
-  }
-  external_gate.lock();
-  external_gate.unlock();
+  generation.fetch_add(1, std::memory_order_release);  // cached control blocks of `old` go stale
+  quiesce();  // nobody is still cloning `old`
   return old;
 }
 
 // --- threads ---------------------------------------------------------------------------
 
-Thread& RuntimeImpl::make_thread(ThreadAttributes attributes) {
+Thread& RuntimeImpl::make_thread(ThreadAttributes* given) {
+  ThreadAttributes defaults;
+  ThreadAttributes& attributes = given != nullptr ? *given : defaults;
   Processor* p = Processor::current();
   if (p != nullptr && &p->runtime() != &rt) p = nullptr;
   Thread* t = nullptr;
@@ -206,14 +206,18 @@ Thread& RuntimeImpl::make_thread(ThreadAttributes attributes) {
   std::uint32_t gen = 0;
   auto clone = [&] {
     gen = generation.load(std::memory_order_acquire);
-    made = prototype.load(std::memory_order_acquire)->newthread(attributes);
+    made = prototype.load(std::memory_order_acquire)->newthread(std::move(attributes));
   };
   if (p != nullptr) {
     Dispatch::enter(*p);
     auto& cache = p->state_->threads;
-    if (!cache.empty()) {
+    while (t == nullptr && !cache.empty()) {
       t = cache.back();
       cache.pop_back();
+      if (t->generation_ != generation.load(std::memory_order_acquire)) {  // made by a replaced prototype
+        delete t;
+        t = nullptr;
+      }
     }
     try {
       if (t == nullptr) clone();
@@ -422,7 +426,7 @@ void RuntimeImpl::idle_loop(Processor& p) {
 void RuntimeImpl::processor_main(Processor& p) noexcept {
   set_current_processor(&p);
   AltStack altstack;
-  init_native_context(p.native_);
+  Dispatch::start_processor(p);
   try {
     p.on_start();
     for (;;) {
@@ -505,9 +509,7 @@ void RuntimeImpl::abandon_survivors() {
   for (Thread* t : survivors) {
     names << "\n  " << t->describe() << " (" << to_string(t->state()) << ")";
     t->registry_->remove(*t);
-    destroy_context(t->context_);
-    stacks.deallocate(t->stack_);
-    t->stack_ = Stack{};
+    Dispatch::discard_stack(*t, stacks);
     t->task_.reset();
     t->destroy_locals();
     t->waiting_on_ = nullptr;

@@ -65,7 +65,7 @@ class RuntimeImpl {
   std::unique_ptr<Thread> set_thread_prototype(std::unique_ptr<Thread> next);
 
   // --- threads ------------------------------------------------------------------------
-  Thread& make_thread(ThreadAttributes attributes);
+  Thread& make_thread(ThreadAttributes* attributes);  // nullptr: defaults
   void launch(Thread& t);  // binds t to this runtime, gives it an id, makes it ready
   void recycle(Thread& t) noexcept;  // a forked control block nobody references any more
   void release_handle(Thread& t) noexcept;
@@ -91,6 +91,8 @@ class RuntimeImpl {
   std::uint64_t seed = 0;
   std::size_t stack_size = 0;
   std::size_t idle_spin = 0;
+  // The logger's level was debug or lower when the runtime was made: log every dispatch.
+  bool debug_logging = false;
 
   std::atomic<Scheduler*> scheduler{nullptr};
   std::unique_ptr<Scheduler> owned_scheduler;

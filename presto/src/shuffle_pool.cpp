@@ -2,6 +2,8 @@
 
 #include <mutex>
 
+#include <presto/thread.hpp>
+
 #include <spdlog/spdlog.h>
 
 #include <presto/runtime.hpp>
@@ -25,7 +27,7 @@ std::uint64_t ShufflePool::next_random() noexcept {
 void ShufflePool::put(Thread& t) {
   std::lock_guard lock(lock_);
   ready_.push_back(&t);
-  size_.fetch_add(1, std::memory_order_relaxed);
+  size_.store(size_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // under lock_
 }
 
 Thread* ShufflePool::get(Processor&) {
@@ -36,7 +38,7 @@ Thread* ShufflePool::get(Processor&) {
   Thread* t = ready_[i];
   ready_[i] = ready_.back();
   ready_.pop_back();
-  size_.fetch_sub(1, std::memory_order_relaxed);
+  size_.store(size_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);  // under lock_
   return t;
 }
 

@@ -2,13 +2,20 @@
 
 #include <thread>
 
+#include <presto/processor.hpp>
 #include <presto/runtime.hpp>
 
 #include "runtime_impl.hpp"
 
 namespace presto::this_thread {
 
-void yield() { Thread::current().yield(); }
+void yield() {
+  if (Processor* p = Processor::current(); p != nullptr && p->current_thread() != nullptr) [[likely]] {
+    p->current_thread()->yield();
+  } else {
+    std::this_thread::yield();
+  }
+}
 
 void sleep_until(Clock::time_point deadline) {
   Thread& me = Thread::current();

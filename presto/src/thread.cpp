@@ -75,15 +75,21 @@ Thread::~Thread() noexcept(false) {
 }
 
 namespace {
-thread_local std::unique_ptr<Thread> tl_external;
+thread_local __attribute__((tls_model("initial-exec"))) std::unique_ptr<Thread> tl_external;
 
 std::string os_thread_name() { return "os-" + std::to_string(static_cast<long>(syscall(SYS_gettid))); }
 }  // namespace
 
-__attribute__((noinline)) Thread& Thread::current() noexcept {
-  if (Processor* p = Processor::current(); p != nullptr && p->current_ != nullptr) return *p->current_;
+__attribute__((noinline, cold)) Thread& Thread::external() {
   if (!tl_external) tl_external.reset(new Thread(ExternalTag{}, os_thread_name()));
   return *tl_external;
+}
+
+__attribute__((noinline)) Thread& Thread::current() noexcept {
+  if (Processor* p = Processor::current(); p != nullptr && p->current_ != nullptr) [[likely]] {
+    return *p->current_;
+  }
+  return external();
 }
 
 std::string Thread::describe() const {
@@ -261,6 +267,10 @@ void Thread::wakeup(SynchroObject& so) {
 }
 
 void Thread::yield() {
+  if (Processor* p = Processor::current(); p != nullptr && p == processor_ && p->current_ == this) [[likely]] {
+    detail::Dispatch::yield(*this);
+    return;
+  }
   if (this != &Thread::current()) {
     throw UsageError(Thread::current().describe() + " tried to make " + describe() +
                      " yield; a thread can only yield itself");

@@ -36,7 +36,6 @@ class LocalQueuePool final : public ThreadPool {
     ThreadQueue threads;
     std::atomic<std::size_t> size{0};
   };
-  Queue& queue_for_put() noexcept;
   static Thread* take(Queue& q) noexcept;
 
   const Runtime* runtime_ = nullptr;

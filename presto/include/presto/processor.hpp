@@ -82,11 +82,16 @@ class Processor {
   Thread* current_ = nullptr;
   detail::ExecutionContext native_;
   After after_ = After::nothing;
-  Thread* from_ = nullptr;  // the thread that left; nullptr: the native context
+  Thread* from_ = nullptr;  // the thread that left; nullptr: the native context or a dead thread
   SynchroObject* unlock_ = nullptr;
-  // Held while this processor is inside the scheduler, its pool or its caches; Runtime's
-  // replace operations take every processor's gate to know none is inside the old object.
-  detail::RawSpinlock gate_;
+  // A thread that finished leaves its stack and context here for the next context to free:
+  // its control block may already be reused by its joiner.
+  detail::Stack dead_stack_;
+  detail::ExecutionContext dead_context_;
+  // True while this processor is inside the scheduler, its pool or the thread prototype;
+  // Runtime's replace operations wait for every processor to be out once, to know none is
+  // still inside the old object (see Dispatch::enter).
+  std::atomic<bool> in_gate_{false};
   unsigned gate_depth_ = 0;
   std::atomic<std::uint32_t> park_word_{0};
   std::atomic<std::uint64_t> dispatches_{0};

@@ -132,21 +132,15 @@ class Runtime {
   template <class F, class... Args>
     requires std::invocable<std::decay_t<F>, std::decay_t<Args>...>
   JoinHandle<detail::task_result_t<F, Args...>> fork(F&& f, Args&&... args) {
-    return fork(ThreadAttributes{}, std::forward<F>(f), std::forward<Args>(args)...);
+    Thread& t = make_thread(nullptr);
+    return start_forked<detail::task_result_t<F, Args...>>(t, std::forward<F>(f), std::forward<Args>(args)...);
   }
   template <class F, class... Args>
     requires std::invocable<std::decay_t<F>, std::decay_t<Args>...>
   JoinHandle<detail::task_result_t<F, Args...>> fork(ThreadAttributes attributes, F&& f,
                                                      Args&&... args) {
-    Thread& t = make_thread(std::move(attributes));
-    try {
-      t.task_.emplace(std::forward<F>(f), std::forward<Args>(args)...);
-    } catch (...) {
-      unmake_thread(t);
-      throw;
-    }
-    launch(t);
-    return JoinHandle<detail::task_result_t<F, Args...>>(t);
+    Thread& t = make_thread(&attributes);
+    return start_forked<detail::task_result_t<F, Args...>>(t, std::forward<F>(f), std::forward<Args>(args)...);
   }
 
   // Starts a user-owned thread in this runtime (Thread::start for callers off the runtime).
@@ -197,8 +191,20 @@ class Runtime {
   friend class detail::RuntimeImpl;
   friend void detail::release_handle(Thread& t) noexcept;
 
-  Thread& make_thread(ThreadAttributes attributes);
+  // A control block from the processor's cache or the prototype; `attributes` may be moved from.
+  Thread& make_thread(ThreadAttributes* attributes);
   void unmake_thread(Thread& t) noexcept;
+  template <class R, class F, class... Args>
+  JoinHandle<R> start_forked(Thread& t, F&& f, Args&&... args) {
+    try {
+      t.task_.emplace(std::forward<F>(f), std::forward<Args>(args)...);
+    } catch (...) {
+      unmake_thread(t);
+      throw;
+    }
+    launch(t);
+    return JoinHandle<R>(t);
+  }
   void launch(Thread& t);
   void run_until_halt(Thread& main);
   void visit_threads(void (*fn)(void*, const Thread&), void* ctx) const;

@@ -181,6 +181,7 @@ class Thread : public SynchroObject {
 
   struct ExternalTag {};
   Thread(ExternalTag, std::string name);  // the stand-in for an OS thread
+  static Thread& external();              // this OS thread's stand-in, made on first use
 
   static constexpr std::size_t kNoTimer = static_cast<std::size_t>(-1);
 

@@ -22,12 +22,30 @@ class ThreadQueue {
   ThreadQueue& operator=(const ThreadQueue&) = delete;
   ~ThreadQueue() = default;
 
-  void push_back(Thread& t);
-  void push_front(Thread& t);
-  Thread* pop_front() noexcept;  // nullptr when empty
-  Thread* pop_back() noexcept;   // nullptr when empty
-  bool remove(Thread& t) noexcept;  // false if t is not on this queue
-  bool contains(const Thread& t) const noexcept;
+  // The operations that take a thread are templates only so that they can be defined here,
+  // before Thread is; call them with any Thread (or subclass) object.
+  template <class T = Thread>
+  void push_back(T& t) {
+    list_.push_back(link(t));
+  }
+  template <class T = Thread>
+  void push_front(T& t) {
+    list_.push_front(link(t));
+  }
+  Thread* pop_front() noexcept { return list_.head != nullptr ? list_.pop_front().owner : nullptr; }
+  Thread* pop_back() noexcept { return list_.tail != nullptr ? unlink_owner(*list_.tail) : nullptr; }
+  // false if t is not on this queue
+  template <class T = Thread>
+  bool remove(T& t) noexcept {
+    detail::QueueHook& h = hook(t);
+    if (h.list != &list_) return false;
+    list_.unlink(h);
+    return true;
+  }
+  template <class T = Thread>
+  bool contains(const T& t) const noexcept {
+    return hook(const_cast<T&>(t)).list == &list_;
+  }
 
   Thread* front() const noexcept { return list_.head != nullptr ? list_.head->owner : nullptr; }
   Thread* back() const noexcept { return list_.tail != nullptr ? list_.tail->owner : nullptr; }
@@ -41,6 +59,22 @@ class ThreadQueue {
   }
 
  private:
+  template <class T>
+  static detail::QueueHook& hook(T& t) noexcept {
+    return t.queue_hook_;  // T is Thread or derives from it; ThreadQueue is Thread's friend
+  }
+  template <class T>
+  static detail::QueueHook& link(T& t) {
+    detail::QueueHook& h = hook(t);
+    if (h.list != nullptr) throw_already_queued(*h.owner);
+    return h;
+  }
+  Thread* unlink_owner(detail::QueueHook& h) noexcept {
+    list_.unlink(h);
+    return h.owner;
+  }
+  [[noreturn]] static void throw_already_queued(const Thread& t);
+
   detail::HookList list_;
 };
 

@@ -7,7 +7,7 @@ namespace presto::detail {
 
 // One spin-wait hint to the CPU (x86 `pause`, ARM `yield`): lowers power and frees the
 // sibling hyper-thread while a loop polls a shared word.
-inline void cpu_relax() noexcept {
+inline void relax_cpu() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();
 #elif defined(__aarch64__) || defined(__arm__)
@@ -22,7 +22,7 @@ class Backoff {
  public:
   void pause() noexcept {
     if (round_ < kMaxRound) {
-      for (unsigned i = 0, n = 1u << round_; i < n; ++i) cpu_relax();
+      for (unsigned i = 0, n = 1u << round_; i < n; ++i) relax_cpu();
       ++round_;
     } else {
       std::this_thread::yield();

@@ -48,6 +48,20 @@ struct HookList {
     head = &h;
     ++size;
   }
+  // Precondition: size != 0.
+  QueueHook& pop_front() noexcept {
+    QueueHook& h = *head;
+    head = h.next;
+    if (head != nullptr) {
+      head->prev = nullptr;
+    } else {
+      tail = nullptr;
+    }
+    h.next = nullptr;
+    h.list = nullptr;
+    --size;
+    return h;
+  }
   // Precondition: h.list == this.
   void unlink(QueueHook& h) noexcept {
     if (h.prev != nullptr) {
