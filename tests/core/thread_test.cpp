@@ -1,0 +1,265 @@
+// Threads: creation, start forms, join (values, exceptions), identity, yield, recycling,
+// per-thread stacks and attributes, fiber-local storage, the Main program shape.
+
+#include <atomic>
+#include <numeric>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+
+using namespace presto;
+using presto::test::Config;
+
+namespace {
+
+struct Counter {
+  std::atomic<int> total{0};
+  int add(int a, int b) {
+    total += a + b;
+    return a + b;
+  }
+};
+
+class Worker : public Thread {
+ public:
+  explicit Worker(std::vector<int>& out) : Thread("worker"), out_(out) {}
+
+ protected:
+  void run() override {
+    for (int i = 0; i < 3; ++i) out_.push_back(i);
+  }
+
+ private:
+  std::vector<int>& out_;
+};
+
+}  // namespace
+
+TEST_CASE("fork and join return each thread's value", "[core][thread]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  const int n = 200;
+  long sum = presto::test::run(cfg, [n] {
+    std::vector<JoinHandle<long>> handles;
+    for (int i = 0; i < n; ++i) handles.push_back(fork([i] { return static_cast<long>(i) * i; }));
+    long s = 0;
+    for (auto& h : handles) s += h.join();
+    return s;
+  });
+  long expected = 0;
+  for (long i = 0; i < n; ++i) expected += i * i;
+  CHECK(sum == expected);
+}
+
+TEST_CASE("a thread's exception reaches its joiner", "[core][thread]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  std::string caught = presto::test::run(cfg, [] {
+    auto h = fork([]() -> int { throw std::runtime_error("boom in worker"); });
+    try {
+      h.join();
+    } catch (const std::runtime_error& e) {
+      return std::string(e.what());
+    }
+    return std::string("no exception");
+  });
+  CHECK(caught == "boom in worker");
+}
+
+TEST_CASE("Thread::start takes functions, member functions and run() overrides", "[core][thread]") {
+  Runtime rt{{.processors = 2}};
+  std::vector<int> out;
+  Counter counter;
+  int result = rt.run([&] {
+    Thread adder{"adder"};
+    adder.start(&Counter::add, &counter, 40, 2);  // std::invoke order, like PRESTO's start(obj, op, args)
+    Thread plain{"plain"};
+    plain.start([](int x) { return x * 2; }, 21);
+    Worker worker{out};
+    worker.start();
+    int a = adder.join<int>();
+    int b = plain.join<int>();
+    worker.join();
+    return a + b;
+  });
+  CHECK(result == 84);
+  CHECK(counter.total == 42);
+  CHECK(out == std::vector<int>{0, 1, 2});
+  presto::test::check_no_leaks(rt);
+}
+
+TEST_CASE("Thread::current, names and ids", "[core][thread]") {
+  Runtime rt{{.processors = 2}};
+  std::string main_name, child_name;
+  std::uint64_t main_id = 0, child_id = 0, child_seen_id = 0;
+  rt.run([&] {
+    main_name = Thread::current().name();
+    main_id = this_thread::get_id();
+    auto h = fork(ThreadAttributes{.name = "child"}, [&] {
+      child_name = Thread::current().name();
+      child_seen_id = Thread::current().id();
+    });
+    child_id = h.id();
+    h.join();
+  });
+  CHECK(main_name == "main");
+  CHECK(main_id != 0);
+  CHECK(child_name == "child");
+  CHECK(child_id == child_seen_id);
+  CHECK(child_id != main_id);
+  CHECK(Thread::current().is_external());  // back on the OS thread
+  CHECK(Thread::current().describe().find("external thread") == 0);
+}
+
+TEST_CASE("yield lets every other ready thread of the processor run", "[core][thread]") {
+  Runtime rt{{.processors = 1, .pool = std::make_unique<FifoPool>()}};
+  std::vector<int> order;
+  rt.run([&] {
+    auto a = fork([&] {
+      for (int i = 0; i < 3; ++i) {
+        order.push_back(1);
+        this_thread::yield();
+      }
+    });
+    auto b = fork([&] {
+      for (int i = 0; i < 3; ++i) {
+        order.push_back(2);
+        this_thread::yield();
+      }
+    });
+    a.join();
+    b.join();
+  });
+  CHECK(order == std::vector<int>{1, 2, 1, 2, 1, 2});
+}
+
+TEST_CASE("control blocks and stacks made by fork are recycled", "[core][thread]") {
+  Runtime rt{{.processors = 1}};
+  rt.run([] {
+    for (int i = 0; i < 1000; ++i) fork([] {}).join();
+  });
+  RuntimeStats s = rt.stats();
+  CHECK(s.threads_recycled >= 990);
+  CHECK(s.threads_created <= 10);
+  CHECK(s.stacks_cached >= 1);
+  presto::test::check_no_leaks(rt);
+}
+
+TEST_CASE("stack size is set per thread and by default in RuntimeConfig", "[core][thread]") {
+  Runtime rt{{.processors = 1, .stack_size = 32 * 1024}};
+  CHECK(rt.default_stack_size() == 32 * 1024);
+  bool deep_ok = rt.run([] {
+    // 512 KiB of locals would overflow the default 32 KiB stack; this thread asks for 1 MiB.
+    auto h = fork(ThreadAttributes{.name = "deep", .stack_size = 1024 * 1024}, [] {
+      volatile char buffer[512 * 1024];
+      buffer[0] = 1;
+      buffer[sizeof buffer - 1] = 2;
+      return buffer[0] + buffer[sizeof buffer - 1] == 3;
+    });
+    return h.join();
+  });
+  CHECK(deep_ok);
+  presto::test::check_no_leaks(rt);
+}
+
+TEST_CASE("ThreadLocal gives each thread its own value", "[core][thread]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  ThreadLocal<int> calls{100};
+  presto::test::Record record;
+  presto::test::run(cfg, [&] {
+    std::vector<JoinHandle<void>> hs;
+    for (int i = 0; i < 50; ++i) {
+      hs.push_back(fork([&, i] {
+        for (int k = 0; k < i; ++k) {
+          ++*calls;
+          this_thread::yield();  // may migrate: the value must follow the thread
+        }
+        record.expect(*calls == 100 + i, "thread " + std::to_string(i) + " saw " + std::to_string(*calls));
+      }));
+    }
+    for (auto& h : hs) h.join();
+  });
+  PRESTO_CHECK_RECORD(record);
+  CHECK(*calls == 100);  // the OS thread has its own value, untouched
+}
+
+TEST_CASE("threads started before run() wait in the pool", "[core][thread]") {
+  Runtime rt{{.processors = 2}};
+  std::atomic<int> ran{0};
+  auto early = rt.fork([&] { ran += 1; });
+  Thread owned{"owned"};
+  rt.start(owned, [&] { ran += 10; });
+  CHECK(ran == 0);
+  rt.run([] {});
+  CHECK(ran == 11);
+  early.join();
+  owned.join();
+  presto::test::check_no_leaks(rt);
+}
+
+TEST_CASE("Main keeps PRESTO's init, main, done shape", "[core][thread]") {
+  struct App : Main {
+    std::vector<std::string> calls;
+    int init() override {
+      calls.push_back("init");
+      config.processors = 2;
+      return 0;
+    }
+    int main() override {
+      calls.push_back("main on " + std::to_string(runtime().processors()) + " processors");
+      return 7;
+    }
+    int done(int status) override {
+      calls.push_back("done " + std::to_string(status));
+      return status + 1;
+    }
+  } app;
+  CHECK(app.run() == 8);
+  CHECK(app.calls == std::vector<std::string>{"init", "main on 2 processors", "done 7"});
+
+  struct Refuses : Main {
+    int init() override { return 3; }
+    int main() override { throw std::logic_error("must not run"); }
+  } refuses;
+  CHECK(refuses.run() == 3);
+}
+
+TEST_CASE("two runtimes live in one process", "[core][thread]") {
+  Runtime a{{.processors = 1, .name = "a"}};
+  Runtime b{{.processors = 2, .name = "b"}};
+  std::string seen_a, seen_b;
+  std::thread other([&] { b.run([&] { seen_b = this_thread::runtime()->name(); }); });
+  a.run([&] { seen_a = this_thread::runtime()->name(); });
+  other.join();
+  CHECK(seen_a == "a");
+  CHECK(seen_b == "b");
+}
+
+TEST_CASE("100,000 threads alive at once", "[core][thread][many]") {
+  const std::size_t n = presto::test::scaled(100'000);
+  Runtime rt{{.processors = 2, .stack_size = 16 * 1024}};
+  std::size_t peak = 0;
+  std::size_t finished = rt.run([&] {
+    Semaphore all_started{0, "all started"};
+    Barrier gate{n + 1, "gate"};
+    std::atomic<std::size_t> done{0};
+    std::vector<JoinHandle<void>> handles;
+    handles.reserve(n);
+    for (std::size_t i = 0; i < n; ++i) {
+      handles.push_back(fork([&] {
+        gate.arrive_and_wait();  // every thread is alive, blocked here, until the last arrives
+        done.fetch_add(1);
+      }));
+    }
+    peak = this_thread::runtime()->stats().live_threads;
+    gate.arrive_and_wait();
+    for (auto& h : handles) h.join();
+    return done.load();
+  });
+  CHECK(peak == n + 1);
+  CHECK(finished == n);
+  presto::test::check_no_leaks(rt);
+}

@@ -1,0 +1,136 @@
+#pragma once
+// Shared test support: the configuration space every core test runs over (processors
+// {1, 2, 4} x every pool), runtimes built for it, and the leak check every test ends with.
+//
+// Catch2 assertions are not thread-safe, so tests never assert inside presto threads running
+// on several processors: they record what happened (Record) and assert after run() returns.
+
+#include <atomic>
+#include <cstdint>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <random>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <catch2/catch.hpp>
+
+#include <presto/presto.hpp>
+
+namespace presto::test {
+
+enum class PoolKind { fifo, lifo, priority, local_queue, shuffle };
+
+inline const char* name(PoolKind k) {
+  switch (k) {
+    case PoolKind::fifo: return "fifo";
+    case PoolKind::lifo: return "lifo";
+    case PoolKind::priority: return "priority";
+    case PoolKind::local_queue: return "local-queue";
+    case PoolKind::shuffle: return "shuffle";
+  }
+  return "?";
+}
+
+inline std::unique_ptr<ThreadPool> make_pool(PoolKind k) {
+  switch (k) {
+    case PoolKind::fifo: return std::make_unique<FifoPool>();
+    case PoolKind::lifo: return std::make_unique<LifoPool>();
+    case PoolKind::priority: return std::make_unique<PriorityPool>();
+    case PoolKind::local_queue: return std::make_unique<LocalQueuePool>();
+    case PoolKind::shuffle: return std::make_unique<ShufflePool>();
+  }
+  return nullptr;
+}
+
+// The seed of this test process: PRESTO_SEED if set, else random. Printed with every failure.
+inline std::uint64_t seed() {
+  static const std::uint64_t s = [] {
+    if (const char* env = std::getenv("PRESTO_SEED")) return static_cast<std::uint64_t>(std::stoull(env));
+    return (static_cast<std::uint64_t>(std::random_device{}()) << 32) | std::random_device{}();
+  }();
+  return s;
+}
+
+// Large counts of stress-like tests are divided by this (sanitizer builds set PRESTO_TEST_SCALE).
+inline std::size_t scaled(std::size_t n) {
+  static const std::size_t divisor = [] {
+    const char* env = std::getenv("PRESTO_TEST_SCALE");
+    return env != nullptr ? std::max<std::size_t>(1, std::stoul(env)) : std::size_t{1};
+  }();
+  return std::max<std::size_t>(1, n / divisor);
+}
+
+struct Config {
+  std::size_t processors = 1;
+  PoolKind pool = PoolKind::local_queue;
+};
+
+inline std::ostream& operator<<(std::ostream& os, const Config& c) {
+  return os << c.processors << " processor(s), " << name(c.pool) << " pool, seed " << seed()
+            << " (replay: PRESTO_SEED=" << seed() << ")";
+}
+
+// Every configuration of the space, for GENERATE.
+inline auto configs() {
+  std::vector<Config> all;
+  for (std::size_t p : {1, 2, 4}) {
+    for (PoolKind k : {PoolKind::fifo, PoolKind::lifo, PoolKind::priority, PoolKind::local_queue, PoolKind::shuffle}) {
+      all.push_back({p, k});
+    }
+  }
+  return Catch::Generators::from_range(all);
+}
+
+inline RuntimeConfig runtime_config(const Config& c) {
+  return RuntimeConfig{.processors = c.processors, .pool = make_pool(c.pool), .seed = seed()};
+}
+
+// Nothing of a finished run may linger: no thread, no stack in use, nothing in the pool.
+inline void check_no_leaks(const Runtime& rt) {
+  RuntimeStats s = rt.stats();
+  CHECK(s.live_threads == 0);
+  CHECK(s.ready_threads == 0);
+  CHECK(s.stacks_in_use == 0);
+  CHECK(s.pending_timers == 0);
+}
+
+// Runs `f` as the first thread of a runtime for `c`, then checks for leaks. Returns f's result.
+template <class F>
+auto run(const Config& c, F&& f) {
+  Runtime rt{runtime_config(c)};
+  auto result = rt.run(std::forward<F>(f));
+  check_no_leaks(rt);
+  return result;
+}
+
+// A thread-safe record of facts established inside presto threads, asserted afterwards.
+class Record {
+ public:
+  void fail(std::string what) {
+    std::lock_guard lock(mutex_);
+    failures_.push_back(std::move(what));
+  }
+  void expect(bool ok, const std::string& what) {
+    if (!ok) fail(what);
+  }
+  std::vector<std::string> failures() const {
+    std::lock_guard lock(mutex_);
+    return failures_;
+  }
+
+ private:
+  mutable std::mutex mutex_;
+  std::vector<std::string> failures_;
+};
+
+#define PRESTO_CHECK_RECORD(record)                    \
+  do {                                                 \
+    for (const auto& failure : (record).failures()) {  \
+      FAIL_CHECK(failure);                             \
+    }                                                  \
+  } while (false)
+
+}  // namespace presto::test
