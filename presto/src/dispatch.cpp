@@ -273,4 +273,10 @@ bool Dispatch::in_guard_page(const Thread& t, const void* address) noexcept {
   return t.stack_.guarded && base != nullptr && a < base && a >= base - StackAllocator::page_size();
 }
 
+bool Dispatch::below_stack(const Thread& t, const void* stack_pointer) noexcept {
+  const auto* base = static_cast<const char*>(t.stack_.base);
+  const auto* sp = static_cast<const char*>(stack_pointer);
+  return base != nullptr && sp != nullptr && sp < base && base - sp < 64 * 1024 * 1024;
+}
+
 }  // namespace presto::detail

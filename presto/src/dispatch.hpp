@@ -62,6 +62,7 @@ class Dispatch {
   // Stack-guard support.
   static const Stack& stack_of(const Thread& t) noexcept { return t.stack_; }
   static bool in_guard_page(const Thread& t, const void* address) noexcept;
+  static bool below_stack(const Thread& t, const void* stack_pointer) noexcept;
 
  private:
   static Thread* next_for(Processor& p);

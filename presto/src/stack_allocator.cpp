@@ -2,6 +2,8 @@
 
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
+#include <string>
 #include <fstream>
 #include <new>
 
@@ -106,6 +108,22 @@ Stack StackAllocator::carve_from_slab(std::size_t usable, bool guard) {
 }
 
 void StackAllocator::choose_guard_mode() {
+  // PRESTO_STACK_GUARD forces a mode (for tests and diagnosis): madvise, mprotect or canary.
+  if (const char* forced = std::getenv("PRESTO_STACK_GUARD")) {
+    std::string mode = forced;
+    if (mode == "mprotect") {
+      mode_ = GuardMode::mprotect;
+      std::size_t maps = max_map_count();
+      mprotect_budget_ = maps > 8192 ? (maps - 8192) / 2 : 0;
+      return;
+    }
+    if (mode == "canary") {
+      mode_ = GuardMode::none;
+      warned_unguarded_ = true;  // asked for: nothing to warn about
+      return;
+    }
+    if (mode != "madvise") log_.warn("PRESTO_STACK_GUARD='{}' is not madvise, mprotect or canary: ignored", mode);
+  }
   const std::size_t page = page_size();
   void* probe = map_anonymous(2 * page);
   bool lightweight = madvise(probe, page, MADV_GUARD_INSTALL) == 0;

@@ -11,6 +11,7 @@
 // 3. No guard: stacks from slabs with a canary word at the bottom, checked whenever the
 //    thread switches out and when it finishes. The first such stack logs a warning naming
 //    vm.max_map_count.
+// PRESTO_STACK_GUARD=madvise|mprotect|canary forces one of them (tests, diagnosis).
 // Either way an overflow ends the program with "thread 'NAME' (id N) overflowed its K KiB
 // stack" (stack_guard.cpp) instead of corrupting memory silently.
 //

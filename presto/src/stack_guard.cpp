@@ -1,6 +1,7 @@
 #include "stack_guard.hpp"
 
 #include <csignal>
+#include <ucontext.h>
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
@@ -59,10 +60,26 @@ struct Line {
   std::abort();
 }
 
+const void* stack_pointer(void* context) noexcept {
+  auto* uc = static_cast<ucontext_t*>(context);
+#if defined(__x86_64__)
+  return reinterpret_cast<const void*>(uc->uc_mcontext.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+  return reinterpret_cast<const void*>(uc->uc_mcontext.sp);
+#else
+  (void)uc;
+  return nullptr;
+#endif
+}
+
 void on_fault(int sig, siginfo_t* info, void* context) {
   if (Processor* p = Processor::current()) {
     if (Thread* t = p->current_thread()) {
-      if (Dispatch::in_guard_page(*t, info->si_addr)) print_overflow_and_abort(*t);
+      // A fault in the guard page, or anywhere while the stack pointer is below the stack (an
+      // unguarded stack overflows into memory below it before faulting).
+      if (Dispatch::in_guard_page(*t, info->si_addr) || Dispatch::below_stack(*t, stack_pointer(context))) {
+        print_overflow_and_abort(*t);
+      }
     }
   }
   // Not a guard page of ours: hand the fault to whoever handled it before.

@@ -1,1 +1,247 @@
-// placeholder
+// Misuse raises presto::UsageError naming the object and the thread, before any state was
+// changed, so the program can go on: exiting a monitor or unlocking a lock one does not hold,
+// waiting or signalling without the monitor, starting a thread twice, joining twice or
+// joining oneself, destroying an object with waiters, waking a thread that is not asleep.
+
+#include <memory>
+#include <string>
+
+#include "test_support.hpp"
+
+using namespace presto;
+using Catch::Matchers::Contains;
+
+namespace {
+
+// Runs `f` in a presto thread and returns the message of the UsageError it throws ("" if none).
+template <class F>
+std::string usage_error_of(F f, std::size_t processors = 2) {
+  Runtime rt{{.processors = processors}};
+  std::string message = rt.run([&] {
+    try {
+      f();
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  });
+  presto::test::check_no_leaks(rt);
+  return message;
+}
+
+}  // namespace
+
+TEST_CASE("exiting a monitor one does not hold", "[core][misuse]") {
+  std::string never_held = usage_error_of([] {
+    Monitor m{"buffer"};
+    m.exit();
+  });
+  CHECK_THAT(never_held, Contains("thread 'main' (id 1)") && Contains("monitor 'buffer'") &&
+                             Contains("does not hold") && Contains("nobody holds it"));
+
+  std::string held_by_other = usage_error_of([] {
+    Monitor m{"buffer"};
+    Semaphore held{0}, done{0};
+    auto owner = fork(ThreadAttributes{.name = "owner"}, [&] {
+      Monitor::Entry e{m};
+      held.release();
+      done.acquire();
+    });
+    held.acquire();
+    struct Release {
+      Semaphore& done;
+      JoinHandle<void>& owner;
+      ~Release() {
+        done.release();
+        owner.join();
+      }
+    } release{done, owner};
+    m.exit();
+  });
+  CHECK_THAT(held_by_other, Contains("monitor 'buffer'") && Contains("held by thread 'owner'"));
+}
+
+TEST_CASE("unlocking a Lock one does not hold, and relocking one held", "[core][misuse]") {
+  CHECK_THAT(usage_error_of([] {
+               Lock l{"table lock"};
+               l.unlock();
+             }),
+             Contains("released lock 'table lock'") && Contains("thread 'main'"));
+  CHECK_THAT(usage_error_of([] {
+               Lock l{"table lock"};
+               l.lock();
+               struct Unlock {
+                 Lock& l;
+                 ~Unlock() { l.unlock(); }
+               } unlock{l};
+               l.lock();
+             }),
+             Contains("tried to acquire lock 'table lock', which it already holds"));
+}
+
+TEST_CASE("waiting on or signalling a condition without its monitor", "[core][misuse]") {
+  CHECK_THAT(usage_error_of([] {
+               Monitor m{"buffer"};
+               Condition c{m, "nonempty"};
+               c.signal();
+             }),
+             Contains("called signal on condition 'nonempty' of monitor 'buffer' without holding monitor 'buffer'"));
+  CHECK_THAT(usage_error_of([] {
+               Monitor m{"buffer"}, other{"other"};
+               Condition c{m, "nonempty"};
+               Monitor::Entry e{other};
+               c.wait(e);
+             }),
+             Contains("with an entry of monitor 'other'"));
+  CHECK_THAT(usage_error_of([] {
+               Monitor m{"buffer"};
+               Condition c{m, "nonempty"};
+               Monitor::Entry e{m};
+               m.exit();  // the guard's monitor is no longer held
+               struct Reenter {
+                 Monitor& m;
+                 ~Reenter() { m.entry(); }
+               } reenter{m};
+               c.wait(e);
+             }),
+             Contains("called wait on condition 'nonempty'") && Contains("without holding monitor 'buffer'"));
+}
+
+TEST_CASE("starting a thread twice", "[core][misuse]") {
+  CHECK_THAT(usage_error_of([] {
+               Thread t{"twice"};
+               t.start([] {});
+               struct Join {
+                 Thread& t;
+                 ~Join() { t.join(); }
+               } join{t};
+               t.start([] {});
+             }),
+             Contains("thread 'twice'") && Contains("was already started"));
+}
+
+TEST_CASE("joining twice, joining oneself, joining a thread never started", "[core][misuse]") {
+  CHECK_THAT(usage_error_of([] {
+               Thread t{"joinee"};
+               t.start([] {});
+               t.join();
+               t.join();
+             }),
+             Contains("cannot join thread 'joinee'") && Contains("already joined"));
+  CHECK_THAT(usage_error_of([] {
+               auto h = fork([] {});
+               h.join();
+               h.join();
+             }),
+             Contains("JoinHandle::join") && Contains("already joined or detached"));
+  CHECK_THAT(usage_error_of([] { Thread::current().join(); }), Contains("thread 'main' (id 1) tried to join itself"));
+  CHECK_THAT(usage_error_of([] {
+               Thread t{"idle"};
+               t.join();
+             }),
+             Contains("cannot join thread 'idle'") && Contains("never started"));
+}
+
+TEST_CASE("destroying a monitor or a condition threads wait on", "[core][misuse]") {
+  // The waiter is left blocked on the destroyed object: it is reported, then abandoned.
+  Runtime rt{{.processors = 2}};
+  std::string message;
+  std::string deadlock;
+  try {
+    rt.run([&] {
+      auto m = std::make_unique<Monitor>("doomed");
+      m->entry();
+      auto waiter = fork(ThreadAttributes{.name = "waiter"}, [&] { Monitor::Entry e{*m}; });
+      while (!m->has_waiters()) this_thread::yield();
+      try {
+        delete m.release();  // unique_ptr::reset is noexcept: it would terminate instead
+      } catch (const UsageError& e) {
+        message = e.what();
+      }
+      waiter.detach();
+    });
+  } catch (const Deadlock& d) {
+    deadlock = d.what();
+  }
+  CHECK_THAT(message, Contains("monitor 'doomed' destroyed by thread 'main'") && Contains("thread 'waiter'"));
+  CHECK_THAT(deadlock, Contains("thread 'waiter'") && Contains("an object that was destroyed"));
+  presto::test::check_no_leaks(rt);
+
+  Runtime rt2{{.processors = 1}};
+  std::string condition_message;
+  CHECK_THROWS_AS(rt2.run([&] {
+                    Monitor m{"m"};
+                    auto c = std::make_unique<Condition>(m, "doomed condition");
+                    auto waiter = fork(ThreadAttributes{.name = "sleeper"}, [&] {
+                      Monitor::Entry e{m};
+                      c->wait(e);
+                    });
+                    while (!c->has_waiters()) this_thread::yield();
+                    try {
+                      delete c.release();
+                    } catch (const UsageError& e) {
+                      condition_message = e.what();
+                    }
+                    waiter.detach();
+                  }),
+                  Deadlock);
+  CHECK_THAT(condition_message, Contains("condition 'doomed condition' of monitor 'm' destroyed") &&
+                                    Contains("thread 'sleeper'"));
+}
+
+TEST_CASE("waking a thread that is not asleep", "[core][misuse]") {
+  CHECK_THAT(usage_error_of([] {
+               SynchroObject so{"event"};
+               Thread::current().wakeup(so);
+             }),
+             Contains("tried to wake thread 'main' (id 1) from synchro object 'event'") && Contains("not asleep"));
+}
+
+TEST_CASE("putting another thread to sleep, or yielding it", "[core][misuse]") {
+  CHECK_THAT(usage_error_of([] {
+               Thread t{"other"};
+               t.yield();
+             }),
+             Contains("tried to make thread 'other'") && Contains("yield"));
+  CHECK_THAT(usage_error_of([] {
+               SynchroObject so{"event"};
+               Thread t{"other"};
+               so.spin_lock();
+               t.sleep(so);  // releases the spinlock before throwing
+             }),
+             Contains("tried to put thread 'other'") && Contains("to sleep"));
+}
+
+TEST_CASE("presto::fork and Thread::start outside a presto thread", "[core][misuse]") {
+  CHECK_THROWS_WITH(fork([] {}), Contains("presto::fork called on external thread") && Contains("Runtime::fork"));
+  Thread t{"orphan"};
+  CHECK_THROWS_WITH(t.start([] {}), Contains("start of thread 'orphan'") && Contains("Runtime::start"));
+  CHECK(t.state() == ThreadState::created);  // nothing changed
+}
+
+TEST_CASE("join<R> with the wrong result type", "[core][misuse]") {
+  CHECK_THAT(usage_error_of([] {
+               Thread t{"typed"};
+               t.start([] { return 42; });
+               t.join<std::string>();
+             }),
+             Contains("join<R>() on thread 'typed'"));
+}
+
+TEST_CASE("bad environment values are refused with the variable's name", "[core][misuse]") {
+  setenv("PRESTO_PROCESSORS", "many", 1);
+  CHECK_THROWS_WITH(Runtime{}, Contains("PRESTO_PROCESSORS='many' is not a positive integer"));
+  setenv("PRESTO_PROCESSORS", "0", 1);
+  CHECK_THROWS_WITH(Runtime{}, Contains("PRESTO_PROCESSORS='0'"));
+  unsetenv("PRESTO_PROCESSORS");
+  setenv("PRESTO_LOG", "chatty", 1);
+  CHECK_THROWS_WITH(Runtime{}, Contains("PRESTO_LOG='chatty'"));
+  unsetenv("PRESTO_LOG");
+  setenv("PRESTO_PROCESSORS", "3", 1);
+  setenv("PRESTO_SEED", "12345", 1);
+  Runtime rt{{.processors = 1, .seed = 7}};
+  CHECK(rt.processors() == 3);  // the environment overrides the configuration
+  CHECK(rt.seed() == 12345);
+  unsetenv("PRESTO_PROCESSORS");
+  unsetenv("PRESTO_SEED");
+}

@@ -65,6 +65,17 @@ inline void check_quiet(Runtime& rt, const std::string& check, std::size_t proce
   }
 }
 
+// Runs `body` on `rt`, turning a deadlock (the signature of a pool that lost threads: their
+// joiners wait forever) into a conformance failure.
+template <class Body>
+void run_checked(Runtime& rt, const std::string& check, std::size_t processors, std::uint64_t seed, Body&& body) {
+  try {
+    rt.run(std::forward<Body>(body));
+  } catch (const Deadlock& d) {
+    fail(check, processors, seed, std::string("threads were lost: the run ended in a deadlock: ") + d.what());
+  }
+}
+
 }  // namespace detail
 
 using PoolFactory = std::function<std::unique_ptr<ThreadPool>()>;
@@ -78,7 +89,7 @@ inline void check_exactly_once(const PoolFactory& make, std::size_t processors, 
   };
   std::vector<Slot> slots(o.threads);
   std::atomic<std::size_t> overlaps{0};
-  rt.run([&] {
+  detail::run_checked(rt, "exactly_once", processors, seed, [&] {
     std::vector<JoinHandle<void>> handles;
     handles.reserve(o.threads);
     for (std::size_t i = 0; i < o.threads; ++i) {
@@ -114,7 +125,7 @@ inline void check_ready_set(const PoolFactory& make, const PoolConformanceOption
   Runtime rt{{.processors = 1, .pool = make(), .seed = seed}};
   std::atomic<std::size_t> ran{0};
   std::string problem;
-  rt.run([&] {
+  detail::run_checked(rt, "ready_set", 1, seed, [&] {
     const std::size_t n = o.threads / 4 + 1;
     std::vector<JoinHandle<void>> handles;
     for (std::size_t i = 0; i < n; ++i) handles.push_back(fork([&] { ran.fetch_add(1); }));
@@ -136,7 +147,7 @@ inline void check_replace_live(const PoolFactory& make, std::size_t processors, 
                                std::uint64_t seed) {
   Runtime rt{{.processors = processors, .pool = make(), .seed = seed}};
   std::atomic<std::size_t> exchanges{0};
-  rt.run([&] {
+  detail::run_checked(rt, "replace_live", processors, seed, [&] {
     struct Pair {
       Monitor monitor{"pair"};
       Condition turn{monitor, "turn"};
