@@ -9,6 +9,9 @@
 namespace presto::detail {
 
 bool g_asymmetric_fences = false;
+#if PRESTO_TSAN
+std::atomic<unsigned> g_fence_word{0};
+#endif
 
 bool asymmetric_fences() noexcept {
   static std::once_flag once;
@@ -23,7 +26,7 @@ bool asymmetric_fences() noexcept {
 
 void heavy_fence() noexcept {
   if (g_asymmetric_fences && syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0) == 0) return;
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  full_fence();
 }
 
 }  // namespace presto::detail

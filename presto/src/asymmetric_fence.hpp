@@ -16,9 +16,19 @@ namespace presto::detail {
 bool asymmetric_fences() noexcept;
 extern bool g_asymmetric_fences;
 
+#if PRESTO_TSAN
+// ThreadSanitizer does not model standalone fences (and GCC refuses them under it): a seq_cst
+// read-modify-write of one shared word gives the same store-load ordering between the threads
+// that execute it, in a form TSan understands.
+extern std::atomic<unsigned> g_fence_word;
+inline void full_fence() noexcept { g_fence_word.fetch_add(0, std::memory_order_seq_cst); }
+#else
+inline void full_fence() noexcept { std::atomic_thread_fence(std::memory_order_seq_cst); }
+#endif
+
 inline void light_fence() noexcept {
   if (PRESTO_TSAN || !g_asymmetric_fences) {
-    std::atomic_thread_fence(std::memory_order_seq_cst);
+    full_fence();
   } else {
     std::atomic_signal_fence(std::memory_order_seq_cst);
   }

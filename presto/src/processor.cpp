@@ -2,6 +2,7 @@
 
 #include <presto/runtime.hpp>
 
+#include "asymmetric_fence.hpp"
 #include "dispatch.hpp"
 #include "futex.hpp"
 #include "runtime_impl.hpp"
@@ -54,7 +55,7 @@ void Processor::park() {
   r.parked_lock.unlock();
   // Pairs with the fence in RuntimeImpl::wake_if_needed(): either we see the ready thread
   // here, or its putter sees us parked and wakes us.
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  detail::full_fence();
   if (!work_available() && !r.recheck.exchange(false, std::memory_order_seq_cst)) {
     detail::futex_wait(park_word_, 0);
   }

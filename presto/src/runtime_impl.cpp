@@ -13,6 +13,7 @@
 #include <presto/lock.hpp>
 #include <presto/local_queue_pool.hpp>
 
+#include "asymmetric_fence.hpp"
 #include "dispatch.hpp"
 #include "futex.hpp"
 #include "stack_guard.hpp"
@@ -336,7 +337,7 @@ std::vector<BlockedThread> RuntimeImpl::blocked_threads() {
 void RuntimeImpl::wake_if_needed() noexcept {
   // Pairs with the fence in Processor::park(): either the parker sees the new thread, or we
   // see the parker.
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  full_fence();
   if (spinning.load(std::memory_order_relaxed) == 0 && sleepers.load(std::memory_order_relaxed) != 0) wake_one();
 }
 

@@ -72,7 +72,7 @@ const void* stack_pointer(void* context) noexcept {
 #endif
 }
 
-void on_fault(int sig, siginfo_t* info, void* context) {
+[[maybe_unused]] void on_fault(int sig, siginfo_t* info, void* context) {
   if (Processor* p = Processor::current()) {
     if (Thread* t = p->current_thread()) {
       // A fault in the guard page, or anywhere while the stack pointer is below the stack (an

@@ -240,6 +240,12 @@ bool Thread::external_sleep(SynchroObject& so, const Clock::time_point* deadline
     // A waker already recalled us; its wakeup is on the way.
     while (state_.load(std::memory_order_acquire) == blocked) detail::futex_wait(state_, blocked);
   }
+  if (woken) {
+    // The waker's last access to this object follows its state change: wait for it.
+    detail::Backoff backoff;
+    while (!wake_acknowledged_.load(std::memory_order_acquire)) backoff.pause();
+    wake_acknowledged_.store(false, std::memory_order_relaxed);
+  }
   set_state(ThreadState::running);
   return woken;
 }
@@ -251,6 +257,10 @@ void Thread::wakeup(SynchroObject& so) {
                      (waiting_on_ != nullptr && waiting_on_ != &so ? ", waiting on " + waiting_on_->describe() : "") +
                      (queue_hook_.list != nullptr ? ", still queued" : "") + ")");
   }
+  // Everything the waker needs is read or written before the state changes: from then on an
+  // external thread may run on (a presto thread only once make_ready has queued it).
+  const bool external = external_;
+  waiting_on_ = nullptr;
   auto expected = static_cast<std::uint32_t>(ThreadState::blocked);
   if (!state_.compare_exchange_strong(expected, static_cast<std::uint32_t>(ThreadState::ready),
                                       std::memory_order_acq_rel)) {
@@ -258,9 +268,9 @@ void Thread::wakeup(SynchroObject& so) {
                      ", which is not asleep (it is " + std::string(to_string(static_cast<ThreadState>(expected))) +
                      ")");
   }
-  waiting_on_ = nullptr;
-  if (external_) {
+  if (external) {
     detail::futex_wake_one(state_);
+    wake_acknowledged_.store(true, std::memory_order_release);  // our last access
     return;
   }
   detail::Dispatch::make_ready(*this);

@@ -109,8 +109,8 @@ TEST_CASE("pending timers keep the system up; the last one lets it halt", "[core
   auto cfg = GENERATE(presto::test::configs());
   INFO(cfg);
   auto start = Clock::now();
-  int done = presto::test::run(cfg, [] {
-    std::atomic<int> woke{0};
+  std::atomic<int> woke{0};  // outlives main's stack: the sleepers finish after main returns
+  int done = presto::test::run(cfg, [&] {
     for (int i = 0; i < 8; ++i) {
       fork([&, i] {
         sleep_for(std::chrono::milliseconds(2 * i + 1));
@@ -121,6 +121,7 @@ TEST_CASE("pending timers keep the system up; the last one lets it halt", "[core
     return 0;
   });
   CHECK(done == 0);
+  CHECK(woke == 8);
   CHECK(Clock::now() - start >= 15ms);  // the longest sleeper was waited for
 }
 

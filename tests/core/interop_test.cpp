@@ -114,7 +114,7 @@ TEST_CASE("an OS thread blocks on a semaphore a presto thread releases", "[core]
     got = true;
   });
   rt.run([&] {
-    while (!handoff.has_waiters()) sleep_for(1ms);
+    while (!presto::test::has_waiters(handoff)) sleep_for(1ms);
     handoff.release();
   });
   waiter.join();

@@ -152,7 +152,7 @@ TEST_CASE("destroying a monitor or a condition threads wait on", "[core][misuse]
       auto m = std::make_unique<Monitor>("doomed");
       m->entry();
       auto waiter = fork(ThreadAttributes{.name = "waiter"}, [&] { Monitor::Entry e{*m}; });
-      while (!m->has_waiters()) this_thread::yield();
+      while (!presto::test::has_waiters(*m)) this_thread::yield();
       try {
         delete m.release();  // unique_ptr::reset is noexcept: it would terminate instead
       } catch (const UsageError& e) {
@@ -176,7 +176,7 @@ TEST_CASE("destroying a monitor or a condition threads wait on", "[core][misuse]
                       Monitor::Entry e{m};
                       c->wait(e);
                     });
-                    while (!c->has_waiters()) this_thread::yield();
+                    while (!presto::test::has_waiters(*c)) this_thread::yield();
                     try {
                       delete c.release();
                     } catch (const UsageError& e) {

@@ -149,7 +149,7 @@ TEST_CASE("set_thread_prototype: every thread made afterwards is a clone", "[cor
       c.wait(e, [&] { return go; });  // sleeps through CountingThread::sleep
       return dynamic_cast<CountingThread*>(&Thread::current()) != nullptr;
     });
-    while (!c.has_waiters()) this_thread::yield();
+    while (!presto::test::has_waiters(c)) this_thread::yield();
     {
       Monitor::Entry e{m};
       go = true;

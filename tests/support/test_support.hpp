@@ -106,6 +106,15 @@ auto run(const Config& c, F&& f) {
   return result;
 }
 
+// Whether threads wait on `so`, read under its spinlock (has_waiters() itself expects the
+// caller to hold it).
+inline bool has_waiters(SynchroObject& so) {
+  so.spin_lock();
+  bool w = so.has_waiters();
+  so.spin_unlock();
+  return w;
+}
+
 // A thread-safe record of facts established inside presto threads, asserted afterwards.
 class Record {
  public:

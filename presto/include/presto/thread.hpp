@@ -210,6 +210,9 @@ class Thread : public SynchroObject {
   bool handle_attached_ = false;  // forked: a JoinHandle may still join it
   bool joined_ = false;           // join() already returned (or detached)
   bool timed_out_ = false;
+  // External threads: the waker sets it after its last access, so a woken OS thread never
+  // exits (destroying this object) while its waker still touches it.
+  std::atomic<bool> wake_acknowledged_{false};
   detail::ExecutionContext context_;
   detail::Stack stack_;
   detail::TaskSlot task_;
