@@ -34,7 +34,7 @@ int main() {
   presto::KeepAlive alive = rt.keep_alive();
   long doubled = 0;
   std::thread producer([&, alive = std::move(alive)]() mutable {
-    std::printf("producer runs on %s\n", presto::Thread::current().describe().substr(0, 17).c_str());
+    std::printf("the producer is an external thread: %s\n", presto::Thread::current().is_external() ? "yes" : "no");
     for (int i = 1; i <= 1000; ++i) {
       presto::Monitor::Entry entry{m};  // an OS thread owns the monitor like any thread
       queue.push_back(i);

@@ -33,10 +33,10 @@ int main() {
           ++*steps_taken;
           busy_work();
           const std::size_t before = processor_index();
-          presto::this_thread::yield();                 // may resume on the other processor
-          if (processor_index() != before) ++moves;     // a thread_local would now be another one
+          presto::this_thread::yield();              // may resume on the other processor
+          if (processor_index() != before) ++moves;  // a thread_local would now be another one
         }
-        if (*steps_taken == steps) ++correct;           // the value followed the thread
+        if (*steps_taken == steps) ++correct;  // the value followed the thread
       }));
     }
     for (auto& h : hs) h.join();
