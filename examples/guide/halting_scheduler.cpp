@@ -49,19 +49,16 @@ class VirtualClock : public presto::SynchroObject {
       now_ = std::min_element(wake_at_.begin(), wake_at_.end(),
                               [](const auto& a, const auto& b) { return a.second < b.second; })
                  ->second;
-      // wakeup() takes only a thread recall()ed from this object, and recall() hands out the
-      // longest waiter. So dequeue them all, keep the due ones, and queue the others again
-      // (they stay asleep, in their order).
-      presto::ThreadQueue later;
-      while (presto::Thread* t = recall()) {
-        if (wake_at_.at(t) == now_) {
-          wake_at_.erase(t);
+      // recall(t) dequeues one particular waiter, to be woken once the spinlock is released.
+      for (auto it = wake_at_.begin(); it != wake_at_.end();) {
+        presto::Thread* t = const_cast<presto::Thread*>(it->first);
+        if (it->second == now_ && recall(*t)) {
           due.push_back(*t);
+          it = wake_at_.erase(it);
         } else {
-          later.push_back(*t);
+          ++it;
         }
       }
-      while (presto::Thread* t = later.pop_front()) remember(*t);
     }
     spin_unlock();
     std::size_t woken = 0;
@@ -95,9 +92,7 @@ class SimulationScheduler : public presto::Scheduler {
 
 int main() {
   VirtualClock clock{"virtual time"};  // outlives the runtime
-  // One processor: in this version of the runtime, a halt() that makes threads ready can
-  // lose the race with another idle processor and end the run (see docs/guide/04-customizing.md).
-  presto::Runtime rt{{.processors = 1, .scheduler = std::make_unique<SimulationScheduler>(clock)}};
+  presto::Runtime rt{{.processors = 2, .scheduler = std::make_unique<SimulationScheduler>(clock)}};
 
   std::multimap<long, std::string> log;  // time -> event, sorted for a deterministic print
   presto::Spinlock log_lock;

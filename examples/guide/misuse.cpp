@@ -43,9 +43,16 @@ int main() {
     });
 
     presto::Lock lock{"table"};
-    auto holder = presto::fork(presto::ThreadAttributes{.name = "holder"}, [&] { lock.lock(); });
-    holder.join();  // "holder" finished while holding the lock
+    presto::Semaphore held{0}, done{0};
+    auto holder = presto::fork(presto::ThreadAttributes{.name = "holder"}, [&] {
+      std::scoped_lock guard{lock};
+      held.release();
+      done.acquire();  // keeps the lock until main has tried to unlock it
+    });
+    held.acquire();
     expect_usage_error("unlock a lock another thread holds:", [&] { lock.unlock(); });
+    done.release();
+    holder.join();
 
     presto::Thread worker{"worker"};
     worker.start([] { return 1; });

@@ -1,11 +1,12 @@
 // Guide, chapter 4: checking a pool with PRESTO's conformance harness.
-// The harness lives with the tests (tests/support/presto/testing/pool_conformance.hpp); it
+// The harness is installed with the library (<presto/testing/pool_conformance.hpp>); it
 // runs real runtimes on 1, 2 and 4 processors and throws PoolConformanceFailure, naming the
 // check and the seed, on the first violation of the ThreadPool contract.
 #include <cstdio>
 #include <memory>
 
-#include "../../tests/support/presto/testing/pool_conformance.hpp"
+#include <presto/testing/pool_conformance.hpp>
+
 #include "urgent_first_pool.hpp"
 
 int main() {

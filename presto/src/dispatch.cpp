@@ -7,6 +7,9 @@
 
 #include "context_switch.hpp"
 #include "runtime_impl.hpp"
+#if PRESTO_ASAN
+#include <sanitizer/asan_interface.h>
+#endif
 #include "stack_allocator.hpp"
 #include "stack_guard.hpp"
 
@@ -209,6 +212,8 @@ void Dispatch::retire(Processor& p, Thread& t) noexcept {
   p.dead_context_ = std::exchange(t.context_, ExecutionContext{});
   t.registry_->remove(t);
   const bool is_main = &t == r.main_thread;
+  const bool holds_locks = t.locks_held_ != 0;
+  if (holds_locks) [[unlikely]] r.finished_holding_locks(t);
 
   t.spin_lock();
   t.set_state(ThreadState::terminated);
@@ -222,7 +227,7 @@ void Dispatch::retire(Processor& p, Thread& t) noexcept {
   if (joiner != nullptr) joiner->wakeup(t);
   if (failed_main) r.request_stop(nullptr);
   if (orphan) r.note_orphan_exception(t, orphan);
-  if (unjoinable) r.recycle(t);
+  if (unjoinable && !holds_locks) r.recycle(t);  // else kept until the runtime dies (see above)
 }
 
 void Dispatch::release_dead_stack(Processor& p) noexcept {
@@ -241,6 +246,7 @@ void Dispatch::release_dead_stack(Processor& p) noexcept {
 
 void Dispatch::make_ready(Thread& t) {
   RuntimeImpl& r = RuntimeImpl::of(*t.runtime_);
+  if (r.halting.load(std::memory_order_relaxed)) [[unlikely]] r.revived.store(true, std::memory_order_release);
   Processor* p = Processor::current();
   if (p != nullptr && &p->runtime() == t.runtime_) [[likely]] {
     enter(*p);
@@ -262,6 +268,10 @@ void Dispatch::make_ready(Thread& t) {
 void Dispatch::start_processor(Processor& p) { init_native_context(p.native_); }
 
 void Dispatch::discard_stack(Thread& t, StackAllocator& stacks) noexcept {
+#if PRESTO_ASAN
+  // The abandoned frames never returned: clear their poisoning before the memory is reused.
+  if (!t.stack_.empty()) __asan_unpoison_memory_region(t.stack_.base, t.stack_.size);
+#endif
   destroy_context(t.context_);
   stacks.deallocate(t.stack_);
   t.stack_ = Stack{};

@@ -1,11 +1,36 @@
 #include <presto/lock.hpp>
+
+#include <cstdio>
+#include <exception>
+#include <string>
+
 #include <presto/monitor.hpp>
 
 namespace presto {
 
 Lock::Lock(std::string name) : SynchroObject(std::move(name)) {}
 
-Lock::~Lock() noexcept(false) { check_no_waiters(); }
+Lock::~Lock() noexcept(false) { check_destroyable(); }
+
+void Lock::check_destroyable() noexcept(false) {
+  check_no_waiters();
+  const std::uintptr_t w = word_.exchange(0, std::memory_order_acq_rel);
+  Thread* holder = reinterpret_cast<Thread*>(w & ~kWaitersBit);
+  if (holder == nullptr) return;
+  Thread& me = Thread::current();
+  if (holder == &me) {
+    --me.locks_held_;  // released with the lock
+    return;
+  }
+  const ThreadState s = holder->state();
+  if (s == ThreadState::abandoned || s == ThreadState::terminated) return;  // nobody can release it any more
+  std::string message = describe() + " destroyed by " + me.describe() + " while " + holder->describe() + " holds it";
+  if (std::uncaught_exceptions() > 0) {
+    std::fputs(("presto: " + message + "\n").c_str(), stderr);
+    return;
+  }
+  throw UsageError(message);
+}
 
 bool Lock::try_lock() {
   Thread& me = Thread::current();
@@ -13,9 +38,11 @@ bool Lock::try_lock() {
   if ((w & ~kWaitersBit) == address(me)) {
     throw UsageError(me.describe() + " tried to acquire " + describe() + ", which it already holds");
   }
-  return (w & ~kWaitersBit) == 0 &&
-         word_.compare_exchange_strong(w, address(me) | (w & kWaitersBit), std::memory_order_acquire,
-                                       std::memory_order_relaxed);
+  const bool acquired = (w & ~kWaitersBit) == 0 &&
+                        word_.compare_exchange_strong(w, address(me) | (w & kWaitersBit),
+                                                      std::memory_order_acquire, std::memory_order_relaxed);
+  if (acquired) ++me.locks_held_;
+  return acquired;
 }
 
 void Lock::lock_slow(Thread& me) {
@@ -57,6 +84,6 @@ void Lock::unlock_slow(Thread& me) {
   if (next != nullptr) next->wakeup(*this);
 }
 
-Monitor::~Monitor() noexcept(false) { check_no_waiters(); }
+Monitor::~Monitor() noexcept(false) { check_destroyable(); }
 
 }  // namespace presto

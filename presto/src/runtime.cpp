@@ -120,8 +120,9 @@ void release_handle(Thread& t) noexcept {
 }
 
 void throw_empty_handle(std::uint64_t id, const char* operation) {
-  throw UsageError(std::string("JoinHandle::") + operation + ": the handle of thread id " + std::to_string(id) +
-                   (id == 0 ? " is empty" : " was already joined or detached"));
+  throw UsageError(Thread::current().describe() + " called JoinHandle::" + operation +
+                   (id == 0 ? " on an empty handle"
+                            : " on the handle of thread id " + std::to_string(id) + ", which was already joined or detached"));
 }
 
 }  // namespace detail

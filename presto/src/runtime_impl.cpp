@@ -110,6 +110,12 @@ void RuntimeImpl::install() {
 
 RuntimeImpl::~RuntimeImpl() {
   abandon_survivors();
+  std::vector<Thread*> kept;
+  retained.for_each([&](Thread& t) { kept.push_back(&t); });
+  for (Thread* t : kept) {
+    retained.remove(*t);
+    if (t->forked_) delete t;  // user-owned ones are their owners' to destroy
+  }
   for (auto& p : processors) {
     for (Thread* t : p->state_->threads) delete t;
     p->state_->threads.clear();
@@ -289,7 +295,20 @@ void RuntimeImpl::recycle(Thread& t) noexcept {
   delete &t;
 }
 
+void RuntimeImpl::finished_holding_locks(Thread& t) noexcept {
+  std::string message = t.describe() + " finished while holding " + std::to_string(t.locks_held_) +
+                        " lock(s) or monitor(s); they stay held forever";
+  logger->error("{}", message);
+  if (t.forked_) retained.add(t);
+  try {
+    throw UsageError(message);
+  } catch (...) {
+    request_stop(std::current_exception());
+  }
+}
+
 void RuntimeImpl::release_handle(Thread& t) noexcept {
+  if (t.registry_ == &retained) return;  // kept until the runtime dies
   t.spin_lock();
   t.handle_attached_ = false;
   const ThreadState s = t.state();
@@ -392,17 +411,21 @@ bool RuntimeImpl::try_halt(Processor& p) {
       keep_alives.load(std::memory_order_seq_cst) != 0 || replacing.load(std::memory_order_seq_cst) != 0) {
     return false;
   }
+  revived.store(false, std::memory_order_relaxed);
+  halting.store(true, std::memory_order_seq_cst);
   Dispatch::enter(p);
   try {
     scheduler.load(std::memory_order_acquire)->halt();
   } catch (...) {
     Dispatch::leave(p);
+    halting.store(false, std::memory_order_seq_cst);
     stop_reason = std::current_exception();
     stop.store(true, std::memory_order_seq_cst);
     return true;
   }
   Dispatch::leave(p);
-  if (Dispatch::ready_count(p) != 0) return false;  // halt() made threads ready: go on
+  halting.store(false, std::memory_order_seq_cst);
+  if (revived.load(std::memory_order_acquire)) return false;  // halt() made threads ready: go on
   logger->debug("system halted");
   stop.store(true, std::memory_order_seq_cst);
   return true;
@@ -518,7 +541,11 @@ void RuntimeImpl::abandon_survivors() {
     t->set_state(ThreadState::abandoned);
     const bool free_it = t->forked_ && !t->handle_attached_;
     t->spin_unlock();
-    if (free_it) delete t;
+    if (free_it) {
+      delete t;
+    } else if (t->forked_) {
+      retained.add(*t);  // its handle may be lost with an abandoned stack: freed with the runtime
+    }
   }
   logger->warn("run of '{}' ended with {} threads still alive; they were abandoned:{}", name,
                survivors.size(), names.str());

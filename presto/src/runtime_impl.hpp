@@ -84,6 +84,9 @@ class RuntimeImpl {
   // to park sees `recheck` if no parked processor was there to wake.
   void poke() noexcept;
   void note_orphan_exception(Thread& t, std::exception_ptr e) noexcept;
+  // t finished holding locks: they stay held by it, so its control block is never reused
+  // (a new thread would inherit them), and the run ends with a UsageError.
+  void finished_holding_locks(Thread& t) noexcept;
 
   Runtime& rt;
   std::shared_ptr<spdlog::logger> logger;
@@ -104,6 +107,9 @@ class RuntimeImpl {
   std::mutex replace_mutex;
   RawSpinlock external_gate;   // OS threads entering the scheduler, pool or prototype
   Registry external_registry;  // threads started from OS threads
+  // Control blocks the runtime must keep until it dies: abandoned threads whose JoinHandles
+  // were lost with their stacks, and threads that finished holding locks.
+  Registry retained;
   std::atomic<std::uint64_t> id_source{1};
   std::atomic<std::uint64_t> threads_created{0};
 
@@ -121,6 +127,10 @@ class RuntimeImpl {
   std::atomic<std::size_t> keep_alives{0};
   std::atomic<std::size_t> replacing{0};
   RawSpinlock halt_lock;
+  // While Scheduler::halt() runs: any thread made ready meanwhile revives the system (another
+  // idle processor may take it before try_halt could see it in the pool).
+  std::atomic<bool> halting{false};
+  std::atomic<bool> revived{false};
   std::atomic<bool> stop{false};
   std::exception_ptr stop_reason;  // guarded by halt_lock
   std::atomic<bool> running{false};

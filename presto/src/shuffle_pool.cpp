@@ -11,9 +11,14 @@
 namespace presto {
 
 void ShufflePool::attach(const Runtime& rt) {
-  if (!seed_) seed_ = rt.seed();
+  if (seed_) {
+    rt.logger().info("shuffle pool seeded with {} (given to its constructor)", *seed_);
+  } else {
+    seed_ = rt.seed();
+    rt.logger().info("shuffle pool seeded with {} (the runtime's; replay with PRESTO_SEED={} on one processor)",
+                     *seed_, *seed_);
+  }
   state_ = *seed_;
-  rt.logger().info("shuffle pool seeded with {} (replay with PRESTO_SEED={} on one processor)", *seed_, *seed_);
 }
 
 std::uint64_t ShufflePool::next_random() noexcept {

@@ -45,16 +45,19 @@ void SynchroObject::remember(Thread& t) {
 }
 
 Thread* SynchroObject::recall() noexcept {
-  Thread* t = waiting_.pop_front();
-  if (t != nullptr && t->timer_index_ != Thread::kNoTimer) {
-    detail::RuntimeImpl::of(*t->runtime_).timers.cancel(*t);
-  }
+  Thread* t = waiting_.front();
+  if (t != nullptr) recall(*t);
   return t;
 }
 
-bool SynchroObject::forget(Thread& t) noexcept {
+bool SynchroObject::recall(Thread& t) noexcept {
   if (!waiting_.remove(t)) return false;
   if (t.timer_index_ != Thread::kNoTimer) detail::RuntimeImpl::of(*t.runtime_).timers.cancel(t);
+  return true;
+}
+
+bool SynchroObject::forget(Thread& t) noexcept {
+  if (!recall(t)) return false;
   t.waiting_on_ = nullptr;
   return true;
 }

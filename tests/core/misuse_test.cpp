@@ -245,3 +245,44 @@ TEST_CASE("bad environment values are refused with the variable's name", "[core]
   unsetenv("PRESTO_PROCESSORS");
   unsetenv("PRESTO_SEED");
 }
+
+TEST_CASE("finishing while holding a lock ends the run, naming the thread", "[core][misuse]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  Runtime rt{presto::test::runtime_config(cfg)};
+  Lock lock{"forgotten"};
+  CHECK_THROWS_WITH(rt.run([&] {
+                      auto careless = fork(ThreadAttributes{.name = "careless"}, [&] { lock.lock(); });
+                      careless.join();
+                      Semaphore never{0};
+                      never.acquire();  // the run ends before this could matter
+                    }),
+                    Contains("thread 'careless'") && Contains("finished while holding 1 lock(s)"));
+  presto::test::check_no_leaks(rt);
+  // Its control block was not recycled: no new thread appears to own the lock.
+  bool owned_by_newcomer = rt.run([&] { return fork([&] { return lock.held_by_current_thread(); }).join(); });
+  CHECK_FALSE(owned_by_newcomer);
+}
+
+TEST_CASE("destroying a lock another live thread holds", "[core][misuse]") {
+  Runtime rt{{.processors = 2}};
+  std::string message;
+  Semaphore held{0, "held"}, never{0, "never"};
+  CHECK_THROWS_AS(rt.run([&] {
+                    auto* lock = new Lock("shared");
+                    fork(ThreadAttributes{.name = "holder"}, [&] {
+                      lock->lock();
+                      held.release();
+                      never.acquire();  // holds the lock until the run ends
+                    }).detach();
+                    held.acquire();
+                    try {
+                      delete lock;
+                    } catch (const UsageError& e) {
+                      message = e.what();
+                    }
+                  }),
+                  Deadlock);  // the holder still waits: it is reported, then abandoned
+  CHECK_THAT(message, Contains("lock 'shared' destroyed by thread 'main'") && Contains("while thread 'holder'"));
+  presto::test::check_no_leaks(rt);
+}

@@ -41,6 +41,11 @@ class Condition : public SynchroObject {
     }
     return true;
   }
+  // Waits for a signal for at most `timeout`; false if it passed first.
+  template <class Rep, class Period>
+  bool wait_for(Monitor::Entry& entry, const std::chrono::duration<Rep, Period>& timeout) {
+    return wait_until(entry, Clock::now() + std::chrono::ceil<Clock::duration>(timeout));
+  }
   template <class Rep, class Period, class Predicate>
   bool wait_for(Monitor::Entry& entry, const std::chrono::duration<Rep, Period>& timeout,
                 Predicate pred) {

@@ -62,8 +62,8 @@ class [[nodiscard]] JoinHandle {
 
   bool joinable() const noexcept { return thread_ != nullptr; }
   std::uint64_t id() const noexcept { return id_; }
-  // The thread itself (name, state, ...). UsageError if the handle is empty.
-  const Thread& thread() const {
+  // The thread itself (name, state, priority, ...). UsageError if the handle is empty.
+  Thread& thread() const {
     if (thread_ == nullptr) detail::throw_empty_handle(id_, "thread");
     return *thread_;
   }

@@ -4,6 +4,9 @@
 // std::scoped_lock and std::unique_lock work. Not recursive: locking a Lock one holds, or
 // unlocking one held by another thread, raises UsageError.
 //
+// A thread that finishes while holding a Lock ends the run with a UsageError naming it (the
+// lock would otherwise stay held by a dead thread forever).
+//
 // Cost: uncontended lock+unlock is two atomic compare-exchanges, as for std::mutex; the
 // spinlock and wait queue of the SynchroObject are touched only under contention. Waiters are
 // woken in FIFO order and then compete for the lock (Mesa semantics: a woken waiter may find
@@ -31,6 +34,7 @@ class Lock : public SynchroObject {
                                        std::memory_order_relaxed)) {
       lock_slow(me);
     }
+    ++me.locks_held_;
   }
   // Acquires the lock if it is free. UsageError if the caller already holds it.
   bool try_lock();
@@ -41,6 +45,7 @@ class Lock : public SynchroObject {
                                        std::memory_order_relaxed)) {
       unlock_slow(me);
     }
+    --me.locks_held_;
   }
 
   // The holder, or nullptr. A snapshot: it may change as soon as it is read, except when the
@@ -51,6 +56,13 @@ class Lock : public SynchroObject {
   bool held_by_current_thread() const noexcept { return owner() == &Thread::current(); }
 
   std::string_view kind() const noexcept override { return "lock"; }
+
+ protected:
+  // For the destructors of Lock and its subclasses: waiters raise UsageError (as for every
+  // SynchroObject); a lock destroyed by its holder is released with it; one held by another
+  // live thread raises UsageError (that thread would unlock freed memory); one held by a
+  // thread that finished or was abandoned goes quietly.
+  void check_destroyable() noexcept(false);
 
  private:
   static constexpr std::uintptr_t kWaitersBit = 1;  // set while threads sleep in the queue

@@ -65,9 +65,12 @@ class SynchroObject {
 
   // Queue `t` as a waiter (at the back). Spinlock held. UsageError if t already waits.
   void remember(Thread& t);
-  // Dequeue the longest waiter, or nullptr. Spinlock held. Cancels its timeout, if any.
+  // Dequeue the longest waiter, or nullptr, to wake it. Spinlock held. Cancels its timeout.
   Thread* recall() noexcept;
-  // Remove `t` if it waits here; false otherwise. Spinlock held.
+  // Dequeue this particular waiter to wake it; false if it does not wait here. Spinlock held.
+  bool recall(Thread& t) noexcept;
+  // Remove `t` if it waits here, not to wake it (it gives up waiting, or is being abandoned);
+  // false if it does not wait here. Spinlock held.
   bool forget(Thread& t) noexcept;
   bool has_waiters() const noexcept { return !waiting_.empty(); }
   std::size_t waiter_count() const noexcept { return waiting_.size(); }

@@ -170,6 +170,7 @@ class Thread : public SynchroObject {
   friend class Processor;
   friend class Scheduler;
   friend class SynchroObject;
+  friend class Lock;
   friend class ThreadLocalBase;
   friend class ThreadQueue;
   friend class detail::Dispatch;
@@ -210,6 +211,8 @@ class Thread : public SynchroObject {
   bool handle_attached_ = false;  // forked: a JoinHandle may still join it
   bool joined_ = false;           // join() already returned (or detached)
   bool timed_out_ = false;
+  // Locks and monitors held: a thread must not finish while it holds one.
+  std::uint32_t locks_held_ = 0;
   // External threads: the waker sets it after its last access, so a woken OS thread never
   // exits (destroying this object) while its waker still touches it.
   std::atomic<bool> wake_acknowledged_{false};

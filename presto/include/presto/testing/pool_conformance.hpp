@@ -6,7 +6,7 @@
 //   ready_set      - replace_pool() moves every ready thread into the new pool: sizes before
 //                    and after agree and each thread then runs once
 //   replace_live   - the pool can be replaced repeatedly while threads ping-pong on monitors
-//   size           - size() is exact when no operation is in flight
+//   size           - size() is exact when no operation is in flight (checked within ready_set)
 //
 // Framework-neutral: call it from any test framework; it throws PoolConformanceFailure naming
 // the check, the processors and the seed (replay with PRESTO_SEED=seed) on the first failure.
