@@ -159,9 +159,6 @@ void Thread::await_termination() {
   if (s == ThreadState::abandoned) fail("it was abandoned when its run ended");
   if (s != ThreadState::terminated) {
     if (has_waiters()) fail("it is already being joined by another thread");
-    if (me.external_ && (runtime_ == nullptr || !runtime_->running())) {
-      fail("it has not finished and its runtime is not running, so it never would");
-    }
     block();
     spin_lock();
     s = state();

@@ -62,7 +62,8 @@ Death run_overflow(const std::string& mode) {
 
 TEST_CASE("a stack overflow names the thread and its stack size", "[core][stack]") {
 #if defined(__SANITIZE_ADDRESS__)
-  SKIP("AddressSanitizer reports stack overflows itself");
+  WARN("not run under AddressSanitizer, which handles stack overflows itself");
+  return;
 #endif
   auto mode = GENERATE(std::string("madvise"), std::string("mprotect"), std::string("canary"));
   INFO("PRESTO_STACK_GUARD=" << mode);

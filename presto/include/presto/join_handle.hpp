@@ -40,7 +40,9 @@ class [[nodiscard]] JoinHandle {
   ~JoinHandle() { reset(); }
 
   // Waits for the thread to finish; returns its result or rethrows its exception. UsageError
-  // if the handle was already joined or detached, or if a thread joins itself.
+  // if the handle was already joined or detached, or if a thread joins itself. From an OS
+  // thread it waits until the runtime has run the thread to completion: joining before run()
+  // on the very thread that will call run() therefore never returns.
   R join() {
     if (thread_ == nullptr) detail::throw_empty_handle(id_, "join");
     Thread& t = *thread_;
