@@ -89,9 +89,11 @@ inline void check_exactly_once(const PoolFactory& make, std::size_t processors, 
   };
   std::vector<Slot> slots(o.threads);
   std::atomic<std::size_t> overlaps{0};
+  // Kept off the presto stacks: if a broken pool makes the run end abandoned, the handles are
+  // still released normally here.
+  std::vector<JoinHandle<void>> handles;
+  handles.reserve(o.threads);
   detail::run_checked(rt, "exactly_once", processors, seed, [&] {
-    std::vector<JoinHandle<void>> handles;
-    handles.reserve(o.threads);
     for (std::size_t i = 0; i < o.threads; ++i) {
       handles.push_back(fork([&, i] {
         Slot& s = slots[i];
@@ -125,9 +127,9 @@ inline void check_ready_set(const PoolFactory& make, const PoolConformanceOption
   Runtime rt{{.processors = 1, .pool = make(), .seed = seed}};
   std::atomic<std::size_t> ran{0};
   std::string problem;
+  std::vector<JoinHandle<void>> handles;
   detail::run_checked(rt, "ready_set", 1, seed, [&] {
     const std::size_t n = o.threads / 4 + 1;
-    std::vector<JoinHandle<void>> handles;
     for (std::size_t i = 0; i < n; ++i) handles.push_back(fork([&] { ran.fetch_add(1); }));
     Scheduler& s = this_thread::runtime()->scheduler();
     const std::size_t before = s.pool().size();
@@ -147,14 +149,14 @@ inline void check_replace_live(const PoolFactory& make, std::size_t processors, 
                                std::uint64_t seed) {
   Runtime rt{{.processors = processors, .pool = make(), .seed = seed}};
   std::atomic<std::size_t> exchanges{0};
+  struct Pair {
+    Monitor monitor{"pair"};
+    Condition turn{monitor, "turn"};
+    int whose = 0;
+  };
+  std::vector<std::unique_ptr<Pair>> pairs;
+  std::vector<JoinHandle<void>> players;
   detail::run_checked(rt, "replace_live", processors, seed, [&] {
-    struct Pair {
-      Monitor monitor{"pair"};
-      Condition turn{monitor, "turn"};
-      int whose = 0;
-    };
-    std::vector<std::unique_ptr<Pair>> pairs;
-    std::vector<JoinHandle<void>> players;
     for (std::size_t i = 0; i < o.pairs; ++i) {
       pairs.push_back(std::make_unique<Pair>());
       for (int side = 0; side < 2; ++side) {
