@@ -30,7 +30,7 @@ void AtomicInt::wake_all() {
     waiters_.fetch_sub(1, std::memory_order_seq_cst);
   }
   spin_unlock();
-  while (Thread* t = woken.pop_front()) t->wakeup(*this);
+  wakeup_all(woken);
 }
 
 }  // namespace presto

@@ -22,7 +22,7 @@ bool Barrier::arrive_and_wait() {
   ThreadQueue woken;
   while (Thread* t = recall()) woken.push_back(*t);
   spin_unlock();
-  while (Thread* t = woken.pop_front()) t->wakeup(*this);
+  wakeup_all(woken);
   return true;
 }
 

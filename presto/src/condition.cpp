@@ -61,7 +61,7 @@ void Condition::broadcast() {
   ThreadQueue woken;
   while (Thread* t = recall()) woken.push_back(*t);
   spin_unlock();
-  while (Thread* t = woken.pop_front()) t->wakeup(*this);
+  wakeup_all(woken);
 }
 
 }  // namespace presto

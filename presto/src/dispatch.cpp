@@ -48,17 +48,22 @@ void Dispatch::yield(Thread& self) {
   switch_to(p, &self, self.context_, next);
 }
 
+// For a thread that must leave its processor (it sleeps or finishes): the next thread, or
+// nullptr. A pool that throws here has broken its contract: the run is stopped with its
+// exception rather than losing the leaving thread.
+Thread* Dispatch::next_or_stop(Processor& p) noexcept {
+  try {
+    return next_for(p);
+  } catch (...) {
+    impl_of(p).request_stop(std::current_exception());
+    return nullptr;
+  }
+}
+
 void Dispatch::block(Thread& self, SynchroObject& so) {
   Processor& p = *self.processor_;
   enter(p);
-  Thread* next = nullptr;
-  try {
-    next = next_for(p);
-  } catch (...) {
-    // A pool that throws here has broken its contract; run nothing else on this processor
-    // rather than lose the sleeper, and let the native context report it.
-    impl_of(p).request_stop(std::current_exception());
-  }
+  Thread* next = next_or_stop(p);
   p.after_ = Processor::After::unlock;
   p.unlock_ = &so;
   switch_to(p, &self, self.context_, next);
@@ -68,12 +73,7 @@ void Dispatch::finish(Thread& self) noexcept {
   Processor& p = *self.processor_;
   retire(p, self);  // from here on, `self` may belong to someone else
   enter(p);
-  Thread* next = nullptr;
-  try {
-    next = next_for(p);
-  } catch (...) {
-    impl_of(p).request_stop(std::current_exception());
-  }
+  Thread* next = next_or_stop(p);
   p.after_ = Processor::After::finish;
   switch_to(p, nullptr, p.dead_context_, next);
   __builtin_unreachable();
@@ -113,7 +113,7 @@ void Dispatch::bind_stack(Processor& p, Thread& t) {
   // Colour the top of the stack: stacks lie a whole number of pages apart, so without an
   // offset every context is saved at the same offset within a page and a switch's restores
   // alias its saves (4K aliasing), costing up to 40% of a yield.
-  const std::size_t colour = (reinterpret_cast<std::uintptr_t>(s.base) / s.size) % 32 * 128;
+  const std::size_t colour = (reinterpret_cast<std::uintptr_t>(s.base) >> 12) % 32 * 128;
   make_context(t.context_, s.base, s.size - colour, &thread_entry);
 }
 

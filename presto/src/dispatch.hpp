@@ -66,6 +66,7 @@ class Dispatch {
 
  private:
   static Thread* next_for(Processor& p);
+  static Thread* next_or_stop(Processor& p) noexcept;
   static void switch_to(Processor& p, Thread* from, ExecutionContext& here, Thread* to);
   static void complete(Processor& p, void* from_context) noexcept;
   static void switch_slow_checks(Processor& p, Thread* from, Thread*& to);

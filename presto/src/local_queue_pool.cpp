@@ -1,12 +1,9 @@
 #include <presto/local_queue_pool.hpp>
 
-#include <mutex>
-
-#include <presto/thread.hpp>
-
 #include <presto/errors.hpp>
 #include <presto/processor.hpp>
 #include <presto/runtime.hpp>
+#include <presto/thread.hpp>
 
 namespace presto {
 
@@ -30,37 +27,26 @@ void LocalQueuePool::put(Thread& t) {
   } else {
     i = round_robin_.fetch_add(1, std::memory_order_relaxed) % count_;
   }
-  Queue& q = queues_[i];
-  std::lock_guard lock(q.lock);
-  q.threads.push_back(t);
-  q.size.store(q.size.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // under q.lock
-}
-
-inline __attribute__((always_inline)) Thread* LocalQueuePool::take(Queue& q) noexcept {
-  if (q.size.load(std::memory_order_relaxed) == 0) return nullptr;  // look before locking
-  std::lock_guard lock(q.lock);
-  Thread* t = q.threads.pop_front();
-  if (t != nullptr) q.size.store(q.size.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
-  return t;
+  queues_[i].push_back(t);
 }
 
 Thread* LocalQueuePool::get(Processor& p) {
   if (count_ == 0) return nullptr;
   const std::size_t home = p.index() < count_ ? p.index() : 0;
-  if (Thread* t = take(queues_[home])) [[likely]] return t;
+  if (Thread* t = queues_[home].pop_front()) [[likely]] return t;
   for (std::size_t i = home + 1; i != home; ++i) {  // steal, starting at the neighbour
     if (i == count_) {
       i = 0;
       if (home == 0) break;
     }
-    if (Thread* t = take(queues_[i])) return t;
+    if (Thread* t = queues_[i].pop_front()) return t;
   }
   return nullptr;
 }
 
 std::size_t LocalQueuePool::size() const noexcept {
   std::size_t n = 0;
-  for (std::size_t i = 0; i < count_; ++i) n += queues_[i].size.load(std::memory_order_relaxed);
+  for (std::size_t i = 0; i < count_; ++i) n += queues_[i].size();
   return n;
 }
 

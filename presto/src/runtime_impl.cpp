@@ -15,6 +15,7 @@
 
 #include "asymmetric_fence.hpp"
 #include "dispatch.hpp"
+#include "exception_text.hpp"
 #include "futex.hpp"
 #include "stack_guard.hpp"
 
@@ -321,14 +322,7 @@ void RuntimeImpl::release_handle(Thread& t) noexcept {
 }
 
 void RuntimeImpl::note_orphan_exception(Thread& t, std::exception_ptr e) noexcept {
-  std::string what = "an exception not derived from std::exception";
-  try {
-    std::rethrow_exception(e);
-  } catch (const std::exception& ex) {
-    what = ex.what();
-  } catch (...) {
-  }
-  logger->error("{} ended with an exception nobody joined: {}", t.describe(), what);
+  logger->error("{} ended with an exception nobody joined: {}", t.describe(), exception_text(e));
   if (running.load(std::memory_order_acquire)) request_stop(std::move(e));
 }
 
@@ -530,8 +524,12 @@ void RuntimeImpl::abandon_survivors() {
     }
   }
   std::ostringstream names;
+  constexpr std::size_t kNamed = 20;  // enough to see what happened; the count says the rest
+  for (std::size_t i = 0; i < survivors.size() && i < kNamed; ++i) {
+    names << "\n  " << survivors[i]->describe() << " (" << to_string(survivors[i]->state()) << ")";
+  }
+  if (survivors.size() > kNamed) names << "\n  ... and " << survivors.size() - kNamed << " more";
   for (Thread* t : survivors) {
-    names << "\n  " << t->describe() << " (" << to_string(t->state()) << ")";
     t->registry_->remove(*t);
     Dispatch::discard_stack(*t, stacks);
     t->task_.reset();

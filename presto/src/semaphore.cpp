@@ -53,7 +53,7 @@ void Semaphore::release(std::ptrdiff_t n) {
   }
   count_ += n;
   spin_unlock();
-  while (Thread* t = woken.pop_front()) t->wakeup(*this);
+  wakeup_all(woken);
 }
 
 std::ptrdiff_t Semaphore::value() const noexcept {

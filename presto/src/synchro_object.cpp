@@ -56,6 +56,10 @@ bool SynchroObject::recall(Thread& t) noexcept {
   return true;
 }
 
+void SynchroObject::wakeup_all(ThreadQueue& recalled) {
+  while (Thread* t = recalled.pop_front()) t->wakeup(*this);
+}
+
 bool SynchroObject::forget(Thread& t) noexcept {
   if (!recall(t)) return false;
   t.waiting_on_ = nullptr;

@@ -14,6 +14,7 @@
 #include <presto/thread_local.hpp>
 
 #include "dispatch.hpp"
+#include "exception_text.hpp"
 #include "futex.hpp"
 #include "runtime_impl.hpp"
 
@@ -60,15 +61,8 @@ Thread::~Thread() noexcept(false) {
   spin_unlock();
   destroy_locals();
   if (!forked_ && exception_ && !joined_ && s == ThreadState::terminated) {
-    std::string what = "an exception not derived from std::exception";
-    try {
-      std::rethrow_exception(exception_);
-    } catch (const std::exception& e) {
-      what = e.what();
-    } catch (...) {
-    }
-    std::string message =
-        "presto: " + describe() + " was destroyed without being joined; its exception is lost: " + what + "\n";
+    std::string message = "presto: " + describe() + " was destroyed without being joined; its exception is lost: " +
+                          detail::exception_text(exception_) + "\n";
     std::fputs(message.c_str(), stderr);
   }
   check_no_waiters();
@@ -103,7 +97,7 @@ std::unique_ptr<Thread> Thread::newthread(ThreadAttributes attributes) const {
 }
 
 void Thread::reinitialize(ThreadAttributes attributes) {
-  set_name(std::move(attributes.name));
+  if (!attributes.name.empty() || !name().empty()) set_name(std::move(attributes.name));
   stack_size_ = attributes.stack_size;
   priority_ = attributes.priority;
   id_ = 0;

@@ -13,9 +13,8 @@
 #include <memory>
 #include <string_view>
 
-#include <presto/detail/raw_spinlock.hpp>
+#include <presto/detail/locked_queue.hpp>
 #include <presto/thread_pool.hpp>
-#include <presto/thread_queue.hpp>
 
 namespace presto {
 
@@ -31,12 +30,7 @@ class LocalQueuePool final : public ThreadPool {
   void attach(const Runtime& rt) override;
 
  private:
-  struct alignas(64) Queue {
-    detail::RawSpinlock lock;
-    ThreadQueue threads;
-    std::atomic<std::size_t> size{0};
-  };
-  static Thread* take(Queue& q) noexcept;
+  struct alignas(64) Queue : detail::LockedQueue {};
 
   const Runtime* runtime_ = nullptr;
   std::unique_ptr<Queue[]> queues_;

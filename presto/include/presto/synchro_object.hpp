@@ -69,6 +69,9 @@ class SynchroObject {
   Thread* recall() noexcept;
   // Dequeue this particular waiter to wake it; false if it does not wait here. Spinlock held.
   bool recall(Thread& t) noexcept;
+  // Wakes, in order, every thread of `recalled` (threads recall()ed from this object and
+  // queued there, spinlock no longer held): the usual end of a broadcast.
+  void wakeup_all(ThreadQueue& recalled);
   // Remove `t` if it waits here, not to wake it (it gives up waiting, or is being abandoned);
   // false if it does not wait here. Spinlock held.
   bool forget(Thread& t) noexcept;

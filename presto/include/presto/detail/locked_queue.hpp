@@ -1,0 +1,46 @@
+#pragma once
+// LockedQueue: a ThreadQueue under its own spinlock, with a size readable without the lock.
+// The building block of the FIFO, LIFO and per-processor pools.
+
+#include <atomic>
+#include <cstddef>
+#include <mutex>
+
+#include <presto/detail/raw_spinlock.hpp>
+#include <presto/thread_queue.hpp>
+
+namespace presto::detail {
+
+class LockedQueue {
+ public:
+  template <class T = Thread>
+  void push_back(T& t) {
+    std::lock_guard lock(lock_);
+    queue_.push_back(t);
+    publish_size();
+  }
+  template <class T = Thread>
+  void push_front(T& t) {
+    std::lock_guard lock(lock_);
+    queue_.push_front(t);
+    publish_size();
+  }
+  Thread* pop_front() noexcept {
+    if (size() == 0) return nullptr;  // look before locking
+    std::lock_guard lock(lock_);
+    Thread* t = queue_.pop_front();
+    publish_size();
+    return t;
+  }
+  // Exact while no push or pop is in flight.
+  std::size_t size() const noexcept { return size_.load(std::memory_order_relaxed); }
+
+ private:
+  void publish_size() noexcept { size_.store(queue_.size(), std::memory_order_relaxed); }  // under lock_
+
+  RawSpinlock lock_;
+  ThreadQueue queue_;
+  std::atomic<std::size_t> size_{0};
+};
+
+}  // namespace presto::detail
