@@ -104,9 +104,9 @@ void RuntimeImpl::install() {
   owned_scheduler->pool().attach(rt);
   scheduler.store(owned_scheduler.get(), std::memory_order_release);
   prototype.store(owned_prototype.get(), std::memory_order_release);
-  logger->info("runtime '{}': {} processors, scheduler '{}', pool '{}', {} KiB stacks, seed {} (replay with PRESTO_SEED={})",
-               name, processors.size(), owned_scheduler->name(), owned_scheduler->pool().name(),
-               stack_size / 1024, seed, seed);
+  logger->info("runtime '{}': {} processor{}, scheduler '{}', pool '{}', {} KiB stacks, seed {} (replay with PRESTO_SEED={})",
+               name, processors.size(), processors.size() == 1 ? "" : "s", owned_scheduler->name(),
+               owned_scheduler->pool().name(), stack_size / 1024, seed, seed);
 }
 
 RuntimeImpl::~RuntimeImpl() {

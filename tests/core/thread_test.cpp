@@ -3,6 +3,10 @@
 
 #include <atomic>
 #include <numeric>
+#include <sstream>
+
+#include <spdlog/sinks/ostream_sink.h>
+#include <spdlog/spdlog.h>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -262,4 +266,20 @@ TEST_CASE("100,000 threads alive at once", "[core][thread][many]") {
   CHECK(peak == n + 1);
   CHECK(finished == n);
   presto::test::check_no_leaks(rt);
+}
+
+TEST_CASE("the runtime logs through its own logger; debug level shows every dispatch", "[core][thread]") {
+  std::ostringstream out;
+  auto logger = std::make_shared<spdlog::logger>("traced", std::make_shared<spdlog::sinks::ostream_sink_mt>(out));
+  logger->set_level(spdlog::level::debug);
+  logger->set_pattern("%v");
+  Runtime rt{{.processors = 1, .logger = logger, .name = "traced"}};
+  rt.run([] { fork(ThreadAttributes{.name = "worker"}, [] {}).join(); });
+  std::string log = out.str();
+  INFO(log);
+  CHECK(log.find("runtime 'traced': 1 processor,") != std::string::npos);
+  CHECK(log.find("processor 0 runs thread 'main' (id 1) (from idle)") != std::string::npos);
+  CHECK(log.find("runs thread 'worker'") != std::string::npos);
+  CHECK(&rt.logger() == logger.get());
+  CHECK(spdlog::get("traced") == nullptr);  // never registered in spdlog's global registry
 }
