@@ -545,8 +545,9 @@ void RuntimeImpl::abandon_survivors() {
       retained.add(*t);  // its handle may be lost with an abandoned stack: freed with the runtime
     }
   }
-  logger->warn("run of '{}' ended with {} threads still alive; they were abandoned:{}", name,
-               survivors.size(), names.str());
+  logger->warn("run of '{}' ended with {} still alive, abandoned:{}", name,
+               survivors.size() == 1 ? std::string("1 thread") : std::to_string(survivors.size()) + " threads",
+               names.str());
 }
 
 }  // namespace presto::detail
