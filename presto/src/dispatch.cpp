@@ -21,6 +21,14 @@ namespace presto::detail {
 
 namespace {
 PRESTO_INLINE RuntimeImpl& impl_of(const Processor& p) noexcept { return RuntimeImpl::of(p.runtime()); }
+
+// A dead thread's outermost frames (thread_entry down to the final switch) never return, so
+// AddressSanitizer's redzones stay poisoned on its stack; clear them before the stack is reused.
+inline void unpoison([[maybe_unused]] const Stack& s) noexcept {
+#if PRESTO_ASAN
+  if (!s.empty()) __asan_unpoison_memory_region(s.base, s.size);
+#endif
+}
 }  // namespace
 
 PRESTO_INLINE Thread* Dispatch::next_for(Processor& p) {
@@ -236,6 +244,7 @@ void Dispatch::release_dead_stack(Processor& p) noexcept {
   ProcessorState& ps = *p.state_;
   destroy_context(p.dead_context_);
   Stack s = std::exchange(p.dead_stack_, Stack{});
+  unpoison(s);
   if (s.size == r.stack_size && ps.stacks.size() < ProcessorState::kStackCache) {
     ps.stacks.push_back(s);
     ps.cached_stacks.fetch_add(1, std::memory_order_relaxed);
@@ -268,10 +277,7 @@ void Dispatch::make_ready(Thread& t) {
 void Dispatch::start_processor(Processor& p) { init_native_context(p.native_); }
 
 void Dispatch::discard_stack(Thread& t, StackAllocator& stacks) noexcept {
-#if PRESTO_ASAN
-  // The abandoned frames never returned: clear their poisoning before the memory is reused.
-  if (!t.stack_.empty()) __asan_unpoison_memory_region(t.stack_.base, t.stack_.size);
-#endif
+  unpoison(t.stack_);
   destroy_context(t.context_);
   stacks.deallocate(t.stack_);
   t.stack_ = Stack{};
