@@ -74,6 +74,7 @@ RuntimeImpl::RuntimeImpl(Runtime& runtime, RuntimeConfig config)
   if (seed == 0) seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) | std::random_device{}();
   debug_logging = logger->should_log(spdlog::level::debug);
   stack_size = StackAllocator::round_size(config.stack_size);
+  thread_cache = config.thread_cache;
   idle_spin = config.idle_spin;
 
   owned_scheduler = config.scheduler ? std::move(config.scheduler) : std::make_unique<Scheduler>(nullptr);
@@ -91,7 +92,6 @@ RuntimeImpl::RuntimeImpl(Runtime& runtime, RuntimeConfig config)
     p->index_ = i;
     p->state_ = std::make_unique<ProcessorState>();
     p->state_->stacks.reserve(ProcessorState::kStackCache);
-    p->state_->threads.reserve(ProcessorState::kThreadCache);
     processors.push_back(std::move(p));
   }
   parked.reserve(n);
@@ -286,12 +286,16 @@ void RuntimeImpl::recycle(Thread& t) noexcept {
       t.generation_ == generation.load(std::memory_order_acquire)) {
     Dispatch::enter(*p);
     auto& cache = p->state_->threads;
-    if (cache.size() < ProcessorState::kThreadCache) {
-      cache.push_back(&t);
-      Dispatch::leave(*p);
-      return;
+    bool kept = false;
+    if (cache.size() < thread_cache) {
+      try {
+        cache.push_back(&t);
+        kept = true;
+      } catch (const std::bad_alloc&) {  // no memory to grow the cache: free the block instead
+      }
     }
     Dispatch::leave(*p);
+    if (kept) return;
   }
   delete &t;
 }

@@ -30,7 +30,6 @@ namespace presto::detail {
 // gate, except where noted.
 struct ProcessorState {
   static constexpr std::size_t kStackCache = 32;    // default-size stacks kept per processor
-  static constexpr std::size_t kThreadCache = 256;  // recycled control blocks per processor
   static constexpr std::uint64_t kIdBlock = 256;
 
   std::vector<Stack> stacks;
@@ -93,6 +92,7 @@ class RuntimeImpl {
   std::string name;
   std::uint64_t seed = 0;
   std::size_t stack_size = 0;
+  std::size_t thread_cache = 0;  // control blocks kept per processor (RuntimeConfig::thread_cache)
   std::size_t idle_spin = 0;
   // The logger's level was debug or lower when the runtime was made: log every dispatch.
   bool debug_logging = false;

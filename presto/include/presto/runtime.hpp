@@ -52,6 +52,11 @@ struct RuntimeConfig {
   // the deepest stack of the test suite and the apps with room to spare, and costs about
   // 4-8 KiB of resident memory per blocked thread (measured: benchmarks/micro/core_ratios).
   std::size_t stack_size = 64 * 1024;
+  // Control blocks of finished threads kept per processor for reuse by the next fork (0:
+  // none). Reuse saves an allocation and, for bursts of thousands of threads, the page faults
+  // of memory the allocator gave back to the system; the cost is that a processor keeps up to
+  // this many blocks (~0.4 KiB each for presto::Thread) after a burst, until the runtime dies.
+  std::size_t thread_cache = 65536;
   // The ready pool (nullptr: LocalQueuePool). Installed into `scheduler` if both are given.
   std::unique_ptr<ThreadPool> pool{};
   // The scheduler (nullptr: presto::Scheduler).
