@@ -48,8 +48,9 @@ class Channel : public BasicChannel {
     recv_value(&slot);
     return slot;
   }
-  // Sends only if a receiver waits (or, buffered, there is room): false if it would wait.
-  // Throws ChannelClosed on a closed channel.
+  // Sends only if a receiver waits (or, buffered, there is room): false if it would wait, and
+  // `value` is then left as it was (it is moved from only when sent). Throws ChannelClosed on
+  // a closed channel.
   bool try_send(T& value) { return try_send_value(&value); }
   // Receives only if a value is ready; empty if it would wait or the channel is closed.
   std::optional<T> try_recv() {
