@@ -315,6 +315,42 @@ TEST_CASE("poll is fair: when both cases are always ready, each is taken about h
   CHECK(counts[1] > rounds * 0.4);
 }
 
+TEST_CASE("try_poll takes a ready case or none, never waiting; Joyce's requeue polling loses nothing", "[channels][poll]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  const int n = static_cast<int>(presto::test::scaled(300));
+  presto::test::Record record;
+  presto::test::run(cfg, [&] {
+    Channel<int> a{"a"}, b{"b"};
+    int handled = 0;
+    auto none = try_poll(on_recv(a, [&](std::optional<int>) { ++handled; }), on_send(b, 1, [&](bool) { ++handled; }));
+    record.expect(!none && handled == 0, "try_poll took a case nobody was ready for");
+    record.expect(!try_poll(on_recv(a, [&](std::optional<int>) { ++handled; }).when(false)),
+                  "try_poll with every guard false took a case");
+    // Joyce 1988: the poller re-enters the ready queue until a sender is ready.
+    auto sender = [&](Channel<int>& c, int base) {
+      for (int i = 0; i < n; ++i) c.send(base + i);
+      c.close();
+    };
+    auto sa = fork(sender, std::ref(a), 0);
+    auto sb = fork(sender, std::ref(b), n);
+    long sum = 0;
+    bool a_open = true, b_open = true;
+    while (a_open || b_open) {
+      while (!try_poll(on_recv(a, [&](std::optional<int> v) { v ? void(sum += *v) : void(a_open = false); }).when(a_open),
+                       on_recv(b, [&](std::optional<int> v) { v ? void(sum += *v) : void(b_open = false); }).when(b_open))) {
+        this_thread::yield();
+      }
+    }
+    sa.join();
+    sb.join();
+    const long expected = static_cast<long>(2 * n) * (2 * n - 1) / 2;
+    record.expect(sum == expected, "requeue polling lost or duplicated values: " + std::to_string(sum));
+    record.expect(handled == 0, "a handler ran for a case not taken");
+  });
+  PRESTO_CHECK_RECORD(record);
+}
+
 TEST_CASE("a poll handler's exception propagates, and the channels stay usable", "[channels][poll]") {
   auto cfg = GENERATE(presto::test::configs());
   INFO(cfg);

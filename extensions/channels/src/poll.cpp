@@ -43,7 +43,7 @@ std::string PollGate::describe() const {
 // the first that can complete; this makes it fair. If none can, it records a waiter on each
 // channel and sleeps on a PollGate; the first partner to claim the gate completes that case,
 // and the thread, woken, unlinks its other waiters.
-std::size_t poll(std::span<PollCase> cases, std::span<std::uint32_t> order) {
+std::size_t poll(std::span<PollCase> cases, std::span<std::uint32_t> order, bool wait) {
   const std::size_t n = cases.size();
   std::uint32_t* scan = order.data();          // enabled cases, in random order
   std::uint32_t* by_channel = scan + n;        // the same, by channel address
@@ -52,6 +52,7 @@ std::size_t poll(std::span<PollCase> cases, std::span<std::uint32_t> order) {
     if (cases[i].enabled) scan[m++] = static_cast<std::uint32_t>(i);
   }
   if (m == 0) {
+    if (!wait) return n;
     throw UsageError(Thread::current().describe() + " polled with every guard false: it would wait forever");
   }
   for (std::size_t k = m - 1; k > 0; --k) std::swap(scan[k], scan[next_random() % (k + 1)]);
@@ -76,6 +77,11 @@ std::size_t poll(std::span<PollCase> cases, std::span<std::uint32_t> order) {
       wake.run();
       return scan[k];
     }
+  }
+
+  if (!wait) {
+    for_each_channel([](BasicChannel& c) { c.spin_unlock(); });
+    return n;
   }
 
   PollGate gate{cases};

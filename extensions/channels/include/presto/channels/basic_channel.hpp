@@ -85,9 +85,10 @@ struct PollCase {
   Waiter waiter{};
 };
 
-// Runs a poll over `cases` (see poll.hpp); `order` is scratch of the same size. Returns the
-// index of the one case taken.
-std::size_t poll(std::span<PollCase> cases, std::span<std::uint32_t> order);
+// Runs a poll over `cases` (see poll.hpp); `order` is scratch of twice their number. Returns
+// the index of the one case taken; if `wait` is false and no case can complete now, returns
+// cases.size() and takes none.
+std::size_t poll(std::span<PollCase> cases, std::span<std::uint32_t> order, bool wait);
 
 }  // namespace detail
 
@@ -124,7 +125,7 @@ class BasicChannel : public SynchroObject {
   virtual void buffer_pop(void* to_slot) noexcept = 0;
 
  private:
-  friend std::size_t detail::poll(std::span<detail::PollCase>, std::span<std::uint32_t>);
+  friend std::size_t detail::poll(std::span<detail::PollCase>, std::span<std::uint32_t>, bool);
   enum class Outcome { done, closed, would_block };
 
   // Spinlock held. Try to complete the operation now; `wake` gets the partner to wake.

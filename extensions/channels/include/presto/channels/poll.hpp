@@ -20,6 +20,13 @@
 // to be taken (the cases are examined in a fresh random order), so no channel starves.
 // Returns the index of the case taken. Cases may name the same channel more than once.
 // Works from presto threads and plain OS threads.
+//
+// try_poll(cases...) is the same choice without waiting (Go's select with a default case):
+// it takes one ready case and returns its index, or returns std::nullopt and runs no handler
+// if none can complete now (or every guard is false). Joyce's 1988 kernel polled this way,
+// re-entering the poller in its ready queue until a case was ready:
+//   while (!try_poll(cases...)) presto::this_thread::yield();
+// which never blocks, so it spins (and is never reported as deadlocked) if no partner comes.
 
 #include <array>
 #include <concepts>
@@ -87,15 +94,30 @@ SendCase<T, std::decay_t<F>> on_send(Channel<T>& channel, U&& value, F&& handler
   return {channel, T(std::forward<U>(value)), std::forward<F>(handler)};
 }
 
+namespace detail {
+template <class... Cases>
+std::size_t run_poll(bool wait, Cases&... cases) {
+  constexpr std::size_t n = sizeof...(Cases);
+  std::array<PollCase, n> erased{cases.erase()...};
+  std::array<std::uint32_t, 2 * n> order;
+  const std::size_t taken = poll(erased, order, wait);
+  std::size_t index = 0;
+  ((index++ == taken ? cases.fire(erased[taken].closed) : void()), ...);
+  return taken;
+}
+}  // namespace detail
+
 template <class... Cases>
   requires(sizeof...(Cases) > 0)
 std::size_t poll(Cases&&... cases) {
-  constexpr std::size_t n = sizeof...(Cases);
-  std::array<detail::PollCase, n> erased{cases.erase()...};
-  std::array<std::uint32_t, 2 * n> order;
-  const std::size_t taken = detail::poll(erased, order);
-  std::size_t index = 0;
-  ((index++ == taken ? cases.fire(erased[taken].closed) : void()), ...);
+  return detail::run_poll(true, cases...);
+}
+
+template <class... Cases>
+  requires(sizeof...(Cases) > 0)
+std::optional<std::size_t> try_poll(Cases&&... cases) {
+  const std::size_t taken = detail::run_poll(false, cases...);
+  if (taken == sizeof...(Cases)) return std::nullopt;
   return taken;
 }
 
