@@ -468,3 +468,33 @@ TEST_CASE("a deadlocked poll is reported with the channels it waits on", "[chann
     CHECK(on.find("send on channel 'right'") != std::string::npos);
   }
 }
+
+TEST_CASE("destroying a channel threads wait on names them; they stay blocked and are reported", "[channels]") {
+  Runtime rt{{.processors = 2}};
+  std::string message, deadlock;
+  try {
+    rt.run([&] {
+      auto doomed = std::make_unique<Channel<int>>("doomed");
+      std::vector<JoinHandle<void>> hs;
+      hs.push_back(fork(ThreadAttributes{.name = "receiver"}, [&] { (void)doomed->recv(); }));
+      hs.push_back(fork(ThreadAttributes{.name = "poller"}, [&] {
+        poll(on_recv(*doomed, [](std::optional<int>) {}), on_recv(*doomed, [](std::optional<int>) {}));
+      }));
+      if (!wait_until_blocked(hs)) return;
+      try {
+        delete doomed.release();  // unique_ptr::reset is noexcept: it would terminate instead
+      } catch (const UsageError& e) {
+        message = e.what();
+      }
+      for (auto& h : hs) h.detach();
+    });
+  } catch (const Deadlock& d) {
+    deadlock = d.what();
+  }
+  using Catch::Matchers::Contains;
+  CHECK_THAT(message, Contains("channel 'doomed' destroyed by thread 'main'") &&
+                          Contains("wait on it: thread 'receiver'") && Contains("and threads poll it: thread 'poller'"));
+  CHECK_THAT(deadlock, Contains("thread 'receiver'") && Contains("thread 'poller'") &&
+                           Contains("poll over receive on a destroyed channel"));
+  presto::test::check_no_leaks(rt);
+}

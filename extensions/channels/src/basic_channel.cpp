@@ -41,15 +41,26 @@ BasicChannel::~BasicChannel() noexcept(false) {
   std::string pollers;
   for (detail::WaitList* list : {&senders_, &receivers_}) {
     while (Waiter* w = list->head) {
-      if (w->gate != nullptr) pollers += " " + w->thread->describe();
       list->unlink(*w);
+      if (w->gate != nullptr) {
+        pollers += " " + w->thread->describe();
+        w->orphaned = true;  // its gate no longer names this channel (deadlock reports)
+      }
     }
   }
   spin_unlock();
-  check_no_waiters();
-  if (pollers.empty()) return;
-  std::string message = describe() + " destroyed by " + Thread::current().describe() +
-                        " while threads poll it:" + pollers;
+  if (pollers.empty()) {
+    check_no_waiters();
+    return;
+  }
+  std::string message = describe() + " destroyed by " + Thread::current().describe() + " while";
+  try {
+    check_no_waiters();
+  } catch (const UsageError& e) {
+    message = e.what();  // names the threads that sleep on the channel itself
+    message += "; and";
+  }
+  message += " threads poll it:" + pollers;
   if (std::uncaught_exceptions() > 0) {
     std::fputs(("presto: " + message + "\n").c_str(), stderr);
     return;

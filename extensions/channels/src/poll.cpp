@@ -32,7 +32,7 @@ std::string PollGate::describe() const {
     if (!c.enabled) continue;
     text += separator;
     text += c.is_send ? "send on " : "receive on ";
-    text += c.channel->describe();
+    text += c.waiter.orphaned ? std::string("a destroyed channel") : c.channel->describe();
     separator = ", ";
   }
   return text;

@@ -53,6 +53,7 @@ struct Waiter {
   void* value = nullptr;     // sender: the T to move from; receiver: the std::optional<T> to fill
   bool closed = false;       // woken by close(), nothing transferred
   bool linked = false;
+  bool orphaned = false;     // the channel was destroyed while this poller waited on it
   Waiter* prev = nullptr;
   Waiter* next = nullptr;
 };
