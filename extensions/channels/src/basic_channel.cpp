@@ -1,0 +1,207 @@
+#include <presto/channels/basic_channel.hpp>
+
+#include <cstdio>
+#include <exception>
+
+#include <presto/errors.hpp>
+
+#include "poll_gate.hpp"
+
+namespace presto::channels {
+
+namespace detail {
+
+void WaitList::push_back(Waiter& w) noexcept {
+  w.prev = tail;
+  w.next = nullptr;
+  (tail != nullptr ? tail->next : head) = &w;
+  tail = &w;
+  w.linked = true;
+}
+
+void WaitList::unlink(Waiter& w) noexcept {
+  (w.prev != nullptr ? w.prev->next : head) = w.next;
+  (w.next != nullptr ? w.next->prev : tail) = w.prev;
+  w.prev = w.next = nullptr;
+  w.linked = false;
+}
+
+}  // namespace detail
+
+using detail::Waiter;
+using detail::Wake;
+
+BasicChannel::BasicChannel(std::size_t capacity, std::string name)
+    : SynchroObject(std::move(name)), capacity_(capacity) {}
+
+BasicChannel::~BasicChannel() noexcept(false) {
+  // Threads sleeping on the channel itself are SynchroObject's to report; pollers sleep on
+  // their gates and are reported here. Either way they stay blocked.
+  spin_lock();
+  std::string pollers;
+  for (detail::WaitList* list : {&senders_, &receivers_}) {
+    while (Waiter* w = list->head) {
+      list->unlink(*w);
+      if (w->gate != nullptr) {
+        pollers += " " + w->thread->describe();
+        w->orphaned = true;  // its gate no longer names this channel (deadlock reports)
+      }
+    }
+  }
+  spin_unlock();
+  if (pollers.empty()) {
+    check_no_waiters();
+    return;
+  }
+  std::string message = describe() + " destroyed by " + Thread::current().describe() + " while";
+  try {
+    check_no_waiters();
+  } catch (const UsageError& e) {
+    message = e.what();  // names the threads that sleep on the channel itself
+    message += "; and";
+  }
+  message += " threads poll it:" + pollers;
+  if (std::uncaught_exceptions() > 0) {
+    std::fputs(("presto: " + message + "\n").c_str(), stderr);
+    return;
+  }
+  throw UsageError(message);
+}
+
+bool BasicChannel::closed() const noexcept {
+  auto& self = const_cast<BasicChannel&>(*this);
+  self.spin_lock();
+  const bool c = closed_;
+  self.spin_unlock();
+  return c;
+}
+
+Waiter* BasicChannel::claim(detail::WaitList& list, Wake& wake) noexcept {
+  while (Waiter* w = list.head) {
+    list.unlink(*w);
+    if (w->gate == nullptr) {  // asleep on this channel, reached only through this queue
+      recall(*w->thread);
+      wake = {w->thread, this};
+      return w;
+    }
+    detail::PollGate& gate = *w->gate;
+    gate.spin_lock();  // held by the poller until it is switched out
+    if (gate.fired) {  // another channel took this poll: pass its stale waiter by
+      gate.spin_unlock();
+      continue;
+    }
+    gate.fired = true;
+    gate.chosen = w->index;
+    gate.recall(*w->thread);
+    gate.spin_unlock();
+    wake = {w->thread, &gate};
+    return w;
+  }
+  return nullptr;
+}
+
+BasicChannel::Outcome BasicChannel::send_locked(void* value, Wake& wake) {
+  if (closed_) return Outcome::closed;
+  if (Waiter* receiver = claim(receivers_, wake)) {  // then the buffer is empty: hand over
+    move_value(value, receiver->value);
+    return Outcome::done;
+  }
+  if (buffered() < capacity_) {
+    buffer_push(value);
+    return Outcome::done;
+  }
+  return Outcome::would_block;
+}
+
+BasicChannel::Outcome BasicChannel::recv_locked(void* slot, Wake& wake) {
+  if (buffered() > 0) {
+    buffer_pop(slot);
+    if (Waiter* sender = claim(senders_, wake)) buffer_push(sender->value);  // refill, FIFO kept
+    return Outcome::done;
+  }
+  if (Waiter* sender = claim(senders_, wake)) {
+    move_value(sender->value, slot);
+    return Outcome::done;
+  }
+  return closed_ ? Outcome::closed : Outcome::would_block;
+}
+
+void BasicChannel::send_value(void* value) {
+  spin_lock();
+  Wake wake;
+  const Outcome outcome = send_locked(value, wake);
+  if (outcome == Outcome::would_block) {
+    Waiter self{.thread = &Thread::current(), .value = value};
+    senders_.push_back(self);
+    block();  // a receiver takes the value, or close() marks us closed
+    if (self.closed) throw_closed("sent on");
+    return;
+  }
+  spin_unlock();
+  wake.run();
+  if (outcome == Outcome::closed) throw_closed("sent on");
+}
+
+void BasicChannel::recv_value(void* slot) {
+  spin_lock();
+  Wake wake;
+  if (recv_locked(slot, wake) == Outcome::would_block) {
+    Waiter self{.thread = &Thread::current(), .value = slot};
+    receivers_.push_back(self);
+    block();  // a sender fills the slot, or close() leaves it empty
+    return;
+  }
+  spin_unlock();
+  wake.run();
+}
+
+bool BasicChannel::try_send_value(void* value) {
+  spin_lock();
+  Wake wake;
+  const Outcome outcome = send_locked(value, wake);
+  spin_unlock();
+  wake.run();
+  if (outcome == Outcome::closed) throw_closed("sent on");
+  return outcome == Outcome::done;
+}
+
+bool BasicChannel::try_recv_value(void* slot) {
+  spin_lock();
+  Wake wake;
+  const Outcome outcome = recv_locked(slot, wake);
+  spin_unlock();
+  wake.run();
+  return outcome != Outcome::would_block;
+}
+
+void BasicChannel::close() {
+  spin_lock();
+  if (closed_) {
+    spin_unlock();
+    throw UsageError(Thread::current().describe() + " closed " + describe() + ", which is already closed");
+  }
+  closed_ = true;
+  // Claimed waiters are relinked on a local list (their records live until they are woken),
+  // so nothing is allocated while the spinlock is held.
+  detail::WaitList woken;
+  Wake wake;
+  for (detail::WaitList* list : {&receivers_, &senders_}) {
+    while (Waiter* w = claim(*list, wake)) {
+      w->closed = true;
+      woken.push_back(*w);
+    }
+  }
+  spin_unlock();
+  while (Waiter* w = woken.head) {
+    woken.unlink(*w);
+    SynchroObject& on = w->gate != nullptr ? static_cast<SynchroObject&>(*w->gate) : *this;
+    w->thread->wakeup(on);  // the last touch of w: it may be gone once the thread runs
+  }
+}
+
+void BasicChannel::throw_closed(std::string_view operation) const {
+  throw ChannelClosed(Thread::current().describe() + " " + std::string(operation) + " " + describe() +
+                      ", which is closed; the value was not delivered");
+}
+
+}  // namespace presto::channels
