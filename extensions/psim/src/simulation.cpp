@@ -108,15 +108,16 @@ Link* Simulation::bottleneck(const LogicalProcess& lp) const {
   return least;
 }
 
-void Simulation::send_nulls(LogicalProcess& lp, Time bound, WakeList& wakes) {
+void Simulation::send_nulls(LogicalProcess& lp, Time bound, bool only_to_waiters, WakeList& wakes) {
   for (Link* l : lp.outputs_) {
+    LogicalProcess& r = l->to_;
+    const bool waits = r.phase_ == LogicalProcess::Phase::blocked && r.blocked_on_ == l;
     Time promise = bound + l->lookahead_;
-    if (promise <= l->clock_) continue;
+    if (promise <= l->clock_ || (only_to_waiters && !waits)) continue;
     l->clock_ = promise;
     ++l->null_messages_;
     ++lp.stats_.null_messages;
-    LogicalProcess& r = l->to_;
-    if (r.phase_ == LogicalProcess::Phase::blocked && r.blocked_on_ == l) unblock(r, wakes);
+    if (waits) unblock(r, wakes);
   }
 }
 
@@ -124,6 +125,7 @@ void Simulation::unblock(LogicalProcess& lp, WakeList& wakes) {
   // lp set blocked_on_ under lock_ and took that link's spinlock before releasing lock_, and
   // keeps it until it is switched out: once we hold the spinlock, lp waits on the link.
   Link* l = lp.blocked_on_;
+  --l->from_.waiters_;
   l->spin_lock();
   bool waiting = l->recall(lp);
   l->spin_unlock();
@@ -169,6 +171,8 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp) {
       lp.pending_.pop_back();
       lp.key_ = m.key();
       lp.phase_ = LogicalProcess::Phase::active;
+      // Null messages on demand: LPs waiting on this one learn at once that it has moved on.
+      if (config_.protocol == Protocol::null_messages && lp.waiters_ > 0) send_nulls(lp, m.time, true, wakes);
       ++lp.stats_.events;
       if (!(next < lp.horizon_)) ++lp.stats_.deadlock_grants;
       lk.unlock();
@@ -183,8 +187,9 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp) {
     }
     // Not yet safe: sleep on the input link holding the LP back.
     assert(holding != nullptr);
-    if (config_.protocol == Protocol::null_messages) send_nulls(lp, std::min(next, lp.horizon_), wakes);
+    if (config_.protocol == Protocol::null_messages) send_nulls(lp, std::min(next, lp.horizon_), false, wakes);
     lp.blocked_on_ = holding;
+    ++holding->from_.waiters_;
     lp.phase_ = LogicalProcess::Phase::blocked;
     ++lp.stats_.blocks;
     holding->spin_lock();

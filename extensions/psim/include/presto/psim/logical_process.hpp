@@ -101,6 +101,7 @@ class LogicalProcess : public Thread {
   EventKey inbox_min_{kNever};     // least key in those FIFOs
   Time horizon_ = 0;               // least input link clock seen last (clocks only grow)
   Link* blocked_on_ = nullptr;
+  std::uint32_t waiters_ = 0;      // LPs blocked on one of its output links
   bool granted_ = false;           // PSIM proved the least pending message safe
   std::vector<std::pair<Link*, Message>> outbox_;  // sent while handling the event (nullptr: to itself)
 };

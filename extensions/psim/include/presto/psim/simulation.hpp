@@ -9,7 +9,9 @@
 //    earliest in the whole simulation (and earlier than any event being handled).
 //  - Protocol::null_messages (Chandy, Misra and Bryant): an LP about to block first raises the
 //    clock of each output link to the earliest time it could next send on it (its own lower
-//    bound plus the link's lookahead), waking receivers waiting on it. With positive lookahead
+//    bound plus the link's lookahead), waking receivers waiting on it; and each time it takes
+//    a message it does the same for the output links an LP is blocked on (nulls on demand,
+//    so a busy LP does not hold its neighbours back until it blocks). With positive lookahead
 //    on every link this never deadlocks; the scheduler's halt still breaks a total deadlock as
 //    a safety net (zero lookahead) and counts it.
 //
@@ -114,7 +116,7 @@ class Simulation {
   void deliver(Link& link, const Message& m, WakeList& wakes);
   void take_in(LogicalProcess& lp);
   Link* bottleneck(const LogicalProcess& lp) const;
-  void send_nulls(LogicalProcess& lp, Time bound, WakeList& wakes);
+  void send_nulls(LogicalProcess& lp, Time bound, bool only_to_waiters, WakeList& wakes);
   void unblock(LogicalProcess& lp, WakeList& wakes);
   void finish(LogicalProcess& lp, WakeList& wakes);
   static void wake(WakeList& wakes);
