@@ -121,6 +121,30 @@ void Simulation::send_nulls(LogicalProcess& lp, Time bound, bool only_to_waiters
   }
 }
 
+Time Simulation::lower_bound(LogicalProcess& lp) {
+  switch (lp.phase_) {
+    case LogicalProcess::Phase::active: return lp.key_.time;
+    case LogicalProcess::Phase::finished: return kNever;
+    case LogicalProcess::Phase::receiving:
+    case LogicalProcess::Phase::blocked: break;
+  }
+  Link* holding = bottleneck(lp);
+  lp.horizon_ = holding != nullptr ? holding->clock_ : kNever;
+  Time bound = std::min(lp.horizon_, lp.inbox_min_.time);
+  if (!lp.pending_.empty()) bound = std::min(bound, lp.pending_.front().time);
+  return bound;
+}
+
+bool Simulation::pull_null(Link& link) {
+  LogicalProcess& sender = link.from_;
+  const Time promise = lower_bound(sender) + link.lookahead_;
+  if (promise <= link.clock_) return false;
+  link.clock_ = promise;
+  ++link.null_messages_;
+  ++sender.stats_.null_messages;
+  return true;
+}
+
 void Simulation::unblock(LogicalProcess& lp, WakeList& wakes) {
   // lp set blocked_on_ under lock_ and took that link's spinlock before releasing lock_, and
   // keeps it until it is switched out: once we hold the spinlock, lp waits on the link.
@@ -187,7 +211,12 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp) {
     }
     // Not yet safe: sleep on the input link holding the LP back.
     assert(holding != nullptr);
-    if (config_.protocol == Protocol::null_messages) send_nulls(lp, std::min(next, lp.horizon_), false, wakes);
+    if (config_.protocol == Protocol::null_messages) {
+      // Ask for the null message the holding link's sender owes (it may raise the horizon),
+      // and owe our own to the LPs waiting on us.
+      if (pull_null(*holding)) continue;
+      send_nulls(lp, std::min(next, lp.horizon_), true, wakes);
+    }
     lp.blocked_on_ = holding;
     ++holding->from_.waiters_;
     lp.phase_ = LogicalProcess::Phase::blocked;

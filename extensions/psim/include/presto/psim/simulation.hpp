@@ -7,13 +7,16 @@
 //    SimulationPool, asked for a thread when none is ready, and the SimulationScheduler, when
 //    the system would halt, restart the blocked LP whose earliest pending message is the
 //    earliest in the whole simulation (and earlier than any event being handled).
-//  - Protocol::null_messages (Chandy, Misra and Bryant): an LP about to block first raises the
-//    clock of each output link to the earliest time it could next send on it (its own lower
-//    bound plus the link's lookahead), waking receivers waiting on it; and each time it takes
-//    a message it does the same for the output links an LP is blocked on (nulls on demand,
-//    so a busy LP does not hold its neighbours back until it blocks). With positive lookahead
-//    on every link this never deadlocks; the scheduler's halt still breaks a total deadlock as
-//    a safety net (zero lookahead) and counts it.
+//  - Protocol::null_messages (Chandy, Misra and Bryant), with null messages on demand: a null
+//    message raises a link's clock to the earliest time its sender could still send on it (the
+//    sender's lower bound on its next event, plus the link's lookahead). An LP about to block
+//    first pulls the null message owed on the link holding it back (shared memory lets it read
+//    the sender's bound), and sends its own on every output link an LP is blocked on, both when
+//    it blocks and each time it takes a message, waking those LPs. Links nobody waits on get
+//    no null messages. With positive lookahead on every link this never deadlocks (at a
+//    standstill the waiting LP with the least horizon would have pulled a clock above it); the
+//    scheduler's halt still breaks a total deadlock as a safety net (zero lookahead) and counts
+//    it.
 //
 // Both deliver every LP's messages in the same order as the SequentialSimulator, so a model's
 // histories are identical on any number of processors, under any inner pool.
@@ -117,6 +120,8 @@ class Simulation {
   void take_in(LogicalProcess& lp);
   Link* bottleneck(const LogicalProcess& lp) const;
   void send_nulls(LogicalProcess& lp, Time bound, bool only_to_waiters, WakeList& wakes);
+  Time lower_bound(LogicalProcess& lp);  // of the time of anything lp may still send, less lookahead
+  bool pull_null(Link& link);            // raises link's clock to its sender's bound; true if it moved
   void unblock(LogicalProcess& lp, WakeList& wakes);
   void finish(LogicalProcess& lp, WakeList& wakes);
   static void wake(WakeList& wakes);
