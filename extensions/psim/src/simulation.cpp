@@ -82,6 +82,7 @@ void Simulation::flush(LogicalProcess& lp, WakeList& wakes) {
       lp.pending_.push_back(m);
       std::push_heap(lp.pending_.begin(), lp.pending_.end(), LaterKey{});
     } else {
+      lp.grant_limit_ = std::min(lp.grant_limit_, m.key());  // it may come back, a little later
       deliver(*link, m, wakes);
     }
   }
@@ -188,7 +189,7 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp) {
       holding = bottleneck(lp);
       lp.horizon_ = holding != nullptr ? holding->clock_ : kNever;
     }
-    const bool granted = std::exchange(lp.granted_, false) && !lp.pending_.empty();
+    const bool granted = !lp.pending_.empty() && lp.pending_.front().key() < lp.grant_limit_;
     if (!done_ && next < config_.end_time && (next < lp.horizon_ || granted)) {
       std::pop_heap(lp.pending_.begin(), lp.pending_.end(), LaterKey{});
       Message m = lp.pending_.back();
@@ -260,8 +261,9 @@ Simulation::Breaking Simulation::break_deadlock(bool may_wait, bool total) {
   }
   if (done_) return Breaking::nothing;
   // The earliest pending message anywhere is safe if no event being handled can still send
-  // an earlier one: a message's key always exceeds that of the event that sent it.
-  EventKey earliest{kNever};
+  // an earlier one: a message's key always exceeds that of the event that sent it. Its LP may
+  // go on up to the next LP's earliest message or event (less what it sends meanwhile).
+  EventKey earliest{kNever}, runner_up{kNever};
   LogicalProcess* owner = nullptr;
   bool any_active = false;
   EventKey earliest_active{kNever};
@@ -276,8 +278,11 @@ Simulation::Breaking Simulation::break_deadlock(bool may_wait, bool total) {
         EventKey k = lp->inbox_min_;
         if (!lp->pending_.empty()) k = std::min(k, lp->pending_.front().key());
         if (k < earliest) {
+          runner_up = earliest;
           earliest = k;
           owner = lp.get();
+        } else {
+          runner_up = std::min(runner_up, k);
         }
         break;
       }
@@ -295,7 +300,7 @@ Simulation::Breaking Simulation::break_deadlock(bool may_wait, bool total) {
     if (owner == nullptr || (any_active && !(earliest < earliest_active)) || earliest.time >= config_.end_time) {
       return Breaking::nothing;
     }
-    owner->granted_ = true;  // safe to keep even if we must retry below
+    owner->grant_limit_ = std::min(runner_up, earliest_active);  // still valid if we must retry
     if (owner->phase_ != LogicalProcess::Phase::blocked) return Breaking::nothing;  // it will see it
     if (!may_wait) {
       if (!owner->blocked_on_->spin_try_lock()) return Breaking::busy;  // still switching out

@@ -102,7 +102,9 @@ class LogicalProcess : public Thread {
   Time horizon_ = 0;               // least input link clock seen last (clocks only grow)
   Link* blocked_on_ = nullptr;
   std::uint32_t waiters_ = 0;      // LPs blocked on one of its output links
-  bool granted_ = false;           // PSIM proved the least pending message safe
+  // Breaking a deadlock proved every message below this key safe for this LP: nothing that
+  // is not this LP's own doing can reach it below the key, and its sends to other LPs lower it.
+  EventKey grant_limit_{};
   std::vector<std::pair<Link*, Message>> outbox_;  // sent while handling the event (nullptr: to itself)
 };
 
