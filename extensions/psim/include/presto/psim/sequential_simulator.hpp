@@ -20,10 +20,11 @@ class SequentialSimulator {
   explicit SequentialSimulator(Simulation& simulation) : simulation_(simulation) {}
   SimulationStats run();
 
+ private:
+  friend class LogicalProcess;
   // For LogicalProcess::send/schedule: enqueue a stamped message for `to`.
   void enqueue(LogicalProcess& to, const Message& m);
 
- private:
   struct Entry {
     Message message;
     LogicalProcess* to;
