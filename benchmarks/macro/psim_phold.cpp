@@ -5,6 +5,7 @@
 //
 //   psim_phold [--quick] [--csv FILE] [--work-us W]
 //
+// Multi-processor ratios need the cores: the run prints the CPU time it got per wall second.
 // Targets: PSIM on 1 processor >= 0.5x the sequential simulator's event rate; on 2 processors
 // >= 1.6x the 1-processor rate with lookahead 1 (mean 1) and >= 1 us of work per event.
 
@@ -14,6 +15,8 @@
 #include <fstream>
 #include <string>
 #include <vector>
+
+#include <sys/resource.h>
 
 #include <presto/presto.hpp>
 #include <presto/psim/phold.hpp>
@@ -55,6 +58,24 @@ bench::Result parallel(const std::string& name, const PholdConfig& m, Time end, 
       sim.run();
     });
   });
+}
+
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+// Runs `f` and prints how many cores it actually had: CPU time over wall time.
+template <class F>
+bench::Result with_cores(const char* what, F&& f) {
+  const double cpu0 = cpu_seconds();
+  const auto t0 = std::chrono::steady_clock::now();
+  bench::Result r = f();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("# %s: %.2f cores used (CPU time / wall time)\n", what, (cpu_seconds() - cpu0) / wall);
+  return r;
 }
 
 double load_average() {
@@ -101,8 +122,12 @@ int main(int argc, char** argv) {
   bench::Result cmb0 = parallel("phold work 0", bare, end, n_bare, reps, 1, Protocol::null_messages);
   bench::Result dr0 = parallel("phold work 0", bare, end, n_bare, reps, 1, Protocol::deadlock_recovery);
   bench::Result seq = sequential("phold work 1us", m, end, n, reps);
-  bench::Result cmb1 = parallel("phold work 1us", m, end, n, reps, 1, Protocol::null_messages);
-  bench::Result cmb2 = parallel("phold work 1us", m, end, n, reps, 2, Protocol::null_messages);
+  bench::Result cmb1 = with_cores("P=1 null messages", [&] {
+    return parallel("phold work 1us", m, end, n, reps, 1, Protocol::null_messages);
+  });
+  bench::Result cmb2 = with_cores("P=2 null messages", [&] {
+    return parallel("phold work 1us", m, end, n, reps, 2, Protocol::null_messages);
+  });
   bench::Result dr1 = parallel("phold work 1us", m, end, n, reps, 1, Protocol::deadlock_recovery);
   bench::Result dr2 = parallel("phold work 1us", m, end, n, reps, 2, Protocol::deadlock_recovery);
 
