@@ -118,8 +118,19 @@ void Simulation::send_nulls(LogicalProcess& lp, Time bound, bool only_to_waiters
     l->clock_ = promise;
     ++l->null_messages_;
     ++lp.stats_.null_messages;
-    if (waits) unblock(r, wakes);
+    if (waits && !still_held(r, *l)) unblock(r, wakes);
   }
+}
+
+bool Simulation::still_held(LogicalProcess& lp, const Link& link) {
+  // Waking lp would only see it block on `link` again: it has no earlier message, nothing
+  // ends, nobody waits on it (so it owes no null messages), and `link` still holds it back.
+  Time next = lp.inbox_min_.time;
+  if (!lp.pending_.empty()) next = std::min(next, lp.pending_.front().time);
+  if (lp.waiters_ > 0 || link.clock_ > next || link.clock_ >= config_.end_time) return false;
+  if (bottleneck(lp) != &link) return false;
+  lp.horizon_ = link.clock_;
+  return true;
 }
 
 Time Simulation::lower_bound(LogicalProcess& lp) {

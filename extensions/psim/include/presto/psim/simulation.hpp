@@ -121,7 +121,8 @@ class Simulation {
   Link* bottleneck(const LogicalProcess& lp) const;
   void send_nulls(LogicalProcess& lp, Time bound, bool only_to_waiters, WakeList& wakes);
   Time lower_bound(LogicalProcess& lp);  // of the time of anything lp may still send, less lookahead
-  bool pull_null(Link& link);            // raises link's clock to its sender's bound; true if it moved
+  bool pull_null(Link& link);
+  bool still_held(LogicalProcess& lp, const Link& link);  // lp, blocked on link, need not wake            // raises link's clock to its sender's bound; true if it moved
   void unblock(LogicalProcess& lp, WakeList& wakes);
   void finish(LogicalProcess& lp, WakeList& wakes);
   static void wake(WakeList& wakes);
