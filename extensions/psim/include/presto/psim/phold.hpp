@@ -58,7 +58,8 @@ void build_phold(Simulation& sim, const PholdConfig& config);
 
 // Spins `iterations` rounds of integer arithmetic; returns a value the caller must use.
 std::uint64_t spin(std::uint64_t iterations) noexcept;
-// Iterations of spin() that take about `duration` on this machine (measured once).
+// Iterations of spin() that take about `duration` of CPU time on this machine (measured once,
+// in thread CPU time).
 std::uint64_t work_iterations(std::chrono::nanoseconds duration);
 
 }  // namespace presto::psim
