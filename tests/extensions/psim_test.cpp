@@ -13,6 +13,8 @@
 #include <presto/psim/queueing_network.hpp>
 #include <presto/psim/sequential_simulator.hpp>
 #include <presto/psim/simulation.hpp>
+#include <presto/psim/simulation_pool.hpp>
+#include <presto/testing/pool_conformance.hpp>
 
 #include "test_support.hpp"
 
@@ -347,4 +349,18 @@ TEST_CASE("Simulation::run installs PSIM's scheduler and pool on the running run
   CHECK(after == std::string("scheduler / ") + presto::test::name(cfg.pool));
   CHECK(misuse.find("'observer'") != std::string::npos);
   CHECK(misuse.find("not one of its output links") != std::string::npos);
+}
+
+TEST_CASE("SimulationPool keeps the ThreadPool contract around every inner pool", "[psim]") {
+  // Outside a simulation's deadlocks it is its inner pool: the conformance harness checks that
+  // no thread is lost or duplicated, also across live replacement.
+  Simulation idle{{.protocol = Protocol::deadlock_recovery}};
+  for (auto kind : {presto::test::PoolKind::fifo, presto::test::PoolKind::lifo, presto::test::PoolKind::priority,
+                    presto::test::PoolKind::local_queue, presto::test::PoolKind::shuffle}) {
+    INFO("inner pool " << presto::test::name(kind) << ", seed " << presto::test::seed());
+    CHECK_NOTHROW(presto::testing::check_pool_conformance(
+        [&] { return std::make_unique<SimulationPool>(idle, presto::test::make_pool(kind)); },
+        {.threads = presto::test::scaled(400), .yields = 8, .pairs = 16, .rounds = 50, .replacements = 20,
+         .seed = presto::test::seed()}));
+  }
 }
