@@ -56,7 +56,9 @@ Link& Simulation::connect(LogicalProcess& from, LogicalProcess& to, Time lookahe
   links_.push_back(std::make_unique<Link>(from, to, lookahead));
   Link& l = *links_.back();
   from.outputs_.push_back(&l);
+  l.slot_ = static_cast<std::uint32_t>(to.inputs_.size());
   to.inputs_.push_back(&l);
+  to.input_clocks_.push_back(l.clock_);
   return l;
 }
 
@@ -66,7 +68,7 @@ void Simulation::deliver(Link& link, const Message& m, WakeList& wakes) {
   LogicalProcess& r = link.to_;
   ++link.messages_;
   Time promise = m.sent_at + link.lookahead_;
-  if (promise > link.clock_) link.clock_ = promise;
+  if (promise > link.clock_) set_clock(link, promise);
   if (r.phase_ == LogicalProcess::Phase::finished) return;  // past its end: never received
   if (link.fifo_.empty()) r.filled_.push_back(&link);
   link.fifo_.push_back(m);
@@ -101,12 +103,20 @@ void Simulation::take_in(LogicalProcess& lp) {
   lp.inbox_min_ = EventKey{kNever};
 }
 
+void Simulation::set_clock(Link& link, Time clock) {
+  link.clock_ = clock;
+  link.to_.input_clocks_[link.slot_] = clock;
+}
+
 Link* Simulation::bottleneck(const LogicalProcess& lp) const {
-  Link* least = nullptr;
-  for (Link* l : lp.inputs_) {
-    if (least == nullptr || l->clock_ < least->clock_) least = l;
+  // Scans the receiver's copy of its input clocks: contiguous, unlike the links themselves.
+  const std::vector<Time>& clocks = lp.input_clocks_;
+  if (clocks.empty()) return nullptr;
+  std::size_t least = 0;
+  for (std::size_t i = 1; i < clocks.size(); ++i) {
+    if (clocks[i] < clocks[least]) least = i;
   }
-  return least;
+  return lp.inputs_[least];
 }
 
 void Simulation::send_nulls(LogicalProcess& lp, Time bound, bool only_to_waiters, WakeList& wakes) {
@@ -115,33 +125,22 @@ void Simulation::send_nulls(LogicalProcess& lp, Time bound, bool only_to_waiters
     const bool waits = r.phase_ == LogicalProcess::Phase::blocked && r.blocked_on_ == l;
     Time promise = bound + l->lookahead_;
     if (promise <= l->clock_ || (only_to_waiters && !waits)) continue;
-    l->clock_ = promise;
+    set_clock(*l, promise);
     ++l->null_messages_;
     ++lp.stats_.null_messages;
-    if (waits && !still_held(r, *l)) unblock(r, wakes);
+    if (waits) unblock(r, wakes);
   }
 }
 
-bool Simulation::still_held(LogicalProcess& lp, const Link& link) {
-  // Waking lp would only see it block on `link` again: it has no earlier message, nothing
-  // ends, nobody waits on it (so it owes no null messages), and `link` still holds it back.
-  Time next = lp.inbox_min_.time;
-  if (!lp.pending_.empty()) next = std::min(next, lp.pending_.front().time);
-  if (lp.waiters_ > 0 || link.clock_ > next || link.clock_ >= config_.end_time) return false;
-  if (bottleneck(lp) != &link) return false;
-  lp.horizon_ = link.clock_;
-  return true;
-}
-
-Time Simulation::lower_bound(LogicalProcess& lp) {
+Time Simulation::lower_bound(const LogicalProcess& lp) const {
   switch (lp.phase_) {
     case LogicalProcess::Phase::active: return lp.key_.time;
     case LogicalProcess::Phase::finished: return kNever;
     case LogicalProcess::Phase::receiving:
     case LogicalProcess::Phase::blocked: break;
   }
-  Link* holding = bottleneck(lp);
-  lp.horizon_ = holding != nullptr ? holding->clock_ : kNever;
+  // horizon_ never exceeds the least input clock; while lp is blocked it equals it (a raise of
+  // the link it sleeps on wakes it).
   Time bound = std::min(lp.horizon_, lp.inbox_min_.time);
   if (!lp.pending_.empty()) bound = std::min(bound, lp.pending_.front().time);
   return bound;
@@ -151,7 +150,7 @@ bool Simulation::pull_null(Link& link) {
   LogicalProcess& sender = link.from_;
   const Time promise = lower_bound(sender) + link.lookahead_;
   if (promise <= link.clock_) return false;
-  link.clock_ = promise;
+  set_clock(link, promise);
   ++link.null_messages_;
   ++sender.stats_.null_messages;
   return true;
@@ -176,7 +175,7 @@ void Simulation::finish(LogicalProcess& lp, WakeList& wakes) {
   for (Link* l : lp.inputs_) l->fifo_.clear();
   lp.filled_.clear();
   for (Link* l : lp.outputs_) {
-    l->clock_ = kNever;  // it will never send again
+    set_clock(*l, kNever);  // it will never send again
     LogicalProcess& r = l->to_;
     if (r.phase_ == LogicalProcess::Phase::blocked && r.blocked_on_ == l) unblock(r, wakes);
   }
@@ -224,9 +223,13 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp) {
     // Not yet safe: sleep on the input link holding the LP back.
     assert(holding != nullptr);
     if (config_.protocol == Protocol::null_messages) {
-      // Ask for the null message the holding link's sender owes (it may raise the horizon),
-      // and owe our own to the LPs waiting on us.
-      if (pull_null(*holding)) continue;
+      // Ask for the null messages owed on the input links holding the next message back (they
+      // may raise the horizon), then send our own to the LPs waiting on us.
+      bool moved = false;
+      for (std::size_t i = 0; i < lp.inputs_.size(); ++i) {
+        if (lp.input_clocks_[i] <= next) moved = pull_null(*lp.inputs_[i]) || moved;
+      }
+      if (moved) continue;
       send_nulls(lp, std::min(next, lp.horizon_), true, wakes);
     }
     lp.blocked_on_ = holding;

@@ -48,6 +48,7 @@ class Link final : public SynchroObject {
   Time lookahead_;
   // Guarded by the simulation's lock.
   Time clock_;
+  std::uint32_t slot_ = 0;     // its index in to_.inputs_
   std::vector<Message> fifo_;  // sent, not yet taken in by the receiver, in send order
   std::uint64_t messages_ = 0;
   std::uint64_t null_messages_ = 0;

@@ -97,6 +97,7 @@ class LogicalProcess : public Thread {
   // PSIM's state, guarded by the simulation's lock.
   Phase phase_ = Phase::active;
   std::vector<Message> pending_;   // heap (LaterKey): taken in, not yet received
+  std::vector<Time> input_clocks_;  // clock of inputs_[i], kept by Simulation::set_clock
   std::vector<Link*> filled_;      // input links whose FIFO holds messages
   EventKey inbox_min_{kNever};     // least key in those FIFOs
   Time horizon_ = 0;               // least input link clock seen last (clocks only grow)

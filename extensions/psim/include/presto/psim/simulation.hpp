@@ -118,11 +118,12 @@ class Simulation {
   void flush(LogicalProcess& lp, WakeList& wakes);
   void deliver(Link& link, const Message& m, WakeList& wakes);
   void take_in(LogicalProcess& lp);
+  void set_clock(Link& link, Time clock);  // the link's and its receiver's copy
   Link* bottleneck(const LogicalProcess& lp) const;
   void send_nulls(LogicalProcess& lp, Time bound, bool only_to_waiters, WakeList& wakes);
-  Time lower_bound(LogicalProcess& lp);  // of the time of anything lp may still send, less lookahead
-  bool pull_null(Link& link);
-  bool still_held(LogicalProcess& lp, const Link& link);  // lp, blocked on link, need not wake            // raises link's clock to its sender's bound; true if it moved
+  // A lower bound on the time of lp's next event: what it may still send, less lookahead.
+  Time lower_bound(const LogicalProcess& lp) const;
+  bool pull_null(Link& link);  // raises link's clock to its sender's bound; true if it moved
   void unblock(LogicalProcess& lp, WakeList& wakes);
   void finish(LogicalProcess& lp, WakeList& wakes);
   static void wake(WakeList& wakes);
