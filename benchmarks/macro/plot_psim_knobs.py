@@ -4,9 +4,10 @@
     build/benchmarks/psim_phold --csv knobs.csv
     benchmarks/macro/plot_psim_knobs.py knobs.csv docs/guide/psim-knobs.svg
 
-One panel per protocol: the speed-up of PSIM on 2 processors over PSIM on 1 (solid) and over
-the sequential simulator (dashed), against lookahead (relative to the mean delay 1), one line per
-remote fraction. Where the dashed line is below 1, conservative simulation does not pay.
+One panel per protocol, against lookahead (relative to the mean delay 1), one line per remote
+fraction: the speed-up of PSIM on 2 processors over PSIM on 1 (solid), and PSIM on 1 processor
+over the sequential simulator (dashed: what the protocol costs). Where the product of the two
+stays below 1, conservative simulation does not pay on two processors.
 """
 import csv
 import math
@@ -22,7 +23,7 @@ def main(source, target):
     lookaheads = sorted({float(r["lookahead"]) for r in rows})
     pw, ph, ml, mt, mb = 420, 300, 60, 40, 50
     width, height = ml + len(protocols) * (pw + 30), mt + ph + mb + 30
-    ymax = max(2.0, max(max(float(r["p2_eps"]) / float(r["p1_eps"]), float(r["p2_eps"]) / float(r["seq_eps"]))
+    ymax = max(2.0, max(max(float(r["p2_eps"]) / float(r["p1_eps"]), float(r["p1_eps"]) / float(r["seq_eps"]))
                         for r in rows) * 1.1)
     lx0, lx1 = math.log10(lookaheads[0]), math.log10(lookaheads[-1])
 
@@ -51,14 +52,13 @@ def main(source, target):
             pts = sorted((float(r["lookahead"]), float(r["p1_eps"]), float(r["p2_eps"]), float(r["seq_eps"]))
                          for r in rows if r["protocol"] == protocol and float(r["remote"]) == remote)
             color = COLORS[i % len(COLORS)]
-            for dash, ratio in (("", lambda p: p[2] / p[1]), ("5,4", lambda p: p[2] / p[3])):
+            for dash, ratio in (("", lambda p: p[2] / p[1]), ("5,4", lambda p: p[1] / p[3])):
                 path = " ".join("%.1f,%.1f" % (x(p[0], panel), y(ratio(p))) for p in pts)
                 out.append('<polyline points="%s" fill="none" stroke="%s" stroke-width="2" stroke-dasharray="%s"/>'
                            % (path, color, dash))
             if panel == 0:
                 out.append('<text x="%d" y="%d" fill="%s">remote %g</text>' % (x0 + 8, mt + 15 + 14 * i, color, remote))
-    out.append('<text x="15" y="%d" transform="rotate(-90 15 %d)" text-anchor="middle">speed-up: solid P=2/P=1, '
-               'dashed P=2/sequential</text>' % (mt + ph / 2, mt + ph / 2))
+    out.append('<text x="15" y="%d" transform="rotate(-90 15 %d)" text-anchor="middle">solid: P=2 / P=1; dashed: P=1 / sequential</text>' % (mt + ph / 2, mt + ph / 2))
     out.append("</svg>")
     open(target, "w").write("\n".join(out) + "\n")
 
