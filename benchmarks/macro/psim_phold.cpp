@@ -1,0 +1,183 @@
+// PSIM's PHOLD benchmark: events per second of PSIM on 1 and 2 processors against PSIM's own
+// sequential event-list simulator, measured in the same run, as ratios; then a sweep of the
+// model's knobs (lookahead, remote fraction) that shows where conservative simulation stops
+// paying (written as CSV for benchmarks/macro/plot_psim_knobs.py).
+//
+//   psim_phold [--quick] [--csv FILE] [--work-us W]
+//
+// Multi-processor ratios need the cores: the run prints the CPU time it got per wall second.
+// Targets: PSIM on 1 processor >= 0.5x the sequential simulator's event rate; on 2 processors
+// >= 1.6x the 1-processor rate with lookahead 1 (mean 1) and >= 1 us of work per event.
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <sys/resource.h>
+
+#include <presto/presto.hpp>
+#include <presto/psim/phold.hpp>
+#include <presto/psim/sequential_simulator.hpp>
+#include <presto/psim/simulation.hpp>
+
+#include "../support/harness.hpp"
+
+using namespace presto::psim;
+namespace bench = presto::bench;
+
+namespace {
+
+Time end_for(const PholdConfig& m, double events) {
+  return events * (m.lookahead + m.mean) / (m.processes * m.population);
+}
+
+std::uint64_t count_events(const PholdConfig& m, Time end) {
+  Simulation sim{{.end_time = end}};
+  build_phold(sim, m);
+  return SequentialSimulator{sim}.run().events;
+}
+
+bench::Result sequential(const std::string& name, const PholdConfig& m, Time end, std::uint64_t events, int reps) {
+  return bench::measure(name, "psim-sequential", 1, events, reps, [&] {
+    Simulation sim{{.end_time = end}};
+    build_phold(sim, m);
+    SequentialSimulator{sim}.run();
+  });
+}
+
+bench::Result parallel(const std::string& name, const PholdConfig& m, Time end, std::uint64_t events, int reps,
+                       std::size_t processors, Protocol protocol) {
+  return bench::measure(name, "psim-" + std::string(to_string(protocol)), processors, events, reps, [&] {
+    presto::Runtime rt{{.processors = processors}};
+    rt.run([&] {
+      Simulation sim{{.protocol = protocol, .end_time = end}};
+      build_phold(sim, m);
+      sim.run();
+    });
+  });
+}
+
+double cpu_seconds() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
+
+// Runs `f` and prints how many cores it actually had: CPU time over wall time.
+template <class F>
+bench::Result with_cores(const char* what, F&& f) {
+  const double cpu0 = cpu_seconds();
+  const auto t0 = std::chrono::steady_clock::now();
+  bench::Result r = f();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::printf("# %s: %.2f cores used (CPU time / wall time)\n", what, (cpu_seconds() - cpu0) / wall);
+  return r;
+}
+
+double load_average() {
+  std::ifstream f("/proc/loadavg");
+  double l = -1;
+  f >> l;
+  return l;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool quick = false;
+  std::string csv;
+  double work_us = 1.0;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--quick") {
+      quick = true;
+    } else if (a == "--csv" && i + 1 < argc) {
+      csv = argv[++i];
+    } else if (a == "--work-us" && i + 1 < argc) {
+      work_us = std::stod(argv[++i]);
+    } else {
+      std::printf("usage: %s [--quick] [--csv FILE] [--work-us W]\n", argv[0]);
+      return a == "--help" ? 0 : 2;
+    }
+  }
+  const int reps = quick ? 3 : 5;
+  const double events = quick ? 40000 : 200000;
+  std::printf("# load average at start: %.2f (this machine's other load distorts multi-processor ratios)\n",
+              load_average());
+
+  // Headline: ROSS-like PHOLD, 16 LPs, 4 events each, lookahead 1, mean 1, remote 0.25.
+  PholdConfig m{.processes = 16, .population = 4, .lookahead = 1.0, .mean = 1.0, .remote = 0.25};
+  m.work = work_iterations(std::chrono::nanoseconds(static_cast<long>(work_us * 1000)));
+  const Time end = end_for(m, events);
+  const std::uint64_t n = count_events(m, end);
+  PholdConfig bare = m;
+  bare.work = 0;
+  const std::uint64_t n_bare = count_events(bare, end);
+
+  bench::Result seq0 = sequential("phold work 0", bare, end, n_bare, reps);
+  bench::Result cmb0 = parallel("phold work 0", bare, end, n_bare, reps, 1, Protocol::null_messages);
+  bench::Result dr0 = parallel("phold work 0", bare, end, n_bare, reps, 1, Protocol::deadlock_recovery);
+  bench::Result seq = sequential("phold work 1us", m, end, n, reps);
+  bench::Result cmb1 = with_cores("P=1 null messages", [&] {
+    return parallel("phold work 1us", m, end, n, reps, 1, Protocol::null_messages);
+  });
+  bench::Result cmb2 = with_cores("P=2 null messages", [&] {
+    return parallel("phold work 1us", m, end, n, reps, 2, Protocol::null_messages);
+  });
+  bench::Result dr1 = parallel("phold work 1us", m, end, n, reps, 1, Protocol::deadlock_recovery);
+  bench::Result dr2 = parallel("phold work 1us", m, end, n, reps, 2, Protocol::deadlock_recovery);
+
+  std::printf("\n%-40s %14s %14s\n", "events/s per processor", "1 processor", "2 processors");
+  auto rate = [](const bench::Result& r) { return 1e9 / r.median_ns; };
+  std::printf("%-40s %14.0f %14s\n", "sequential, work 0", rate(seq0), "-");
+  std::printf("%-40s %14.0f %14s\n", "sequential, work 1us", rate(seq), "-");
+  std::printf("%-40s %14.0f %14.0f\n", "PSIM null messages, work 1us", rate(cmb1), rate(cmb2) / 2);
+  std::printf("%-40s %14.0f %14.0f\n", "PSIM deadlock recovery, work 1us", rate(dr1), rate(dr2) / 2);
+
+  bench::print_ratios({
+      {"P=1 null msgs vs sequential, work 0", cmb0, seq0, 0.5, false},
+      {"P=1 recovery vs sequential, work 0", dr0, seq0, 0.5, false},
+      {"P=1 null msgs vs sequential, work 1us", cmb1, seq, 0.5, false},
+      {"P=1 recovery vs sequential, work 1us", dr1, seq, 0.5, false},
+      {"P=2 vs P=1, null msgs, lookahead 1, 1us", cmb2, cmb1, 1.6, false},
+      {"P=2 vs P=1, recovery, lookahead 1, 1us", dr2, dr1, 1.6, false},
+  });
+
+  // The knobs: speed-up of 2 processors over 1, and of PSIM (P=2) over the sequential
+  // simulator, as lookahead (relative to the mean delay 1) and the remote fraction vary.
+  std::FILE* out = csv.empty() ? nullptr : std::fopen(csv.c_str(), "w");
+  if (out != nullptr) std::fprintf(out, "protocol,lookahead,remote,seq_eps,p1_eps,p2_eps\n");
+  std::printf("\n%-18s %9s %7s %12s %12s %12s %8s %8s\n", "protocol", "lookahead", "remote", "seq ev/s", "P=1 ev/s",
+              "P=2 ev/s", "P2/P1", "P2/seq");
+  const std::vector<double> lookaheads = quick ? std::vector<double>{0.1, 1.0} : std::vector<double>{0.05, 0.1, 0.25, 0.5, 1.0, 2.0};
+  const std::vector<double> remotes = quick ? std::vector<double>{0.25} : std::vector<double>{0.1, 0.25, 0.5, 1.0};
+  const int knob_reps = quick ? 1 : 3;
+  for (Protocol protocol : {Protocol::null_messages, Protocol::deadlock_recovery}) {
+    for (double remote : remotes) {
+      for (double lookahead : lookaheads) {
+        PholdConfig k = m;
+        k.lookahead = lookahead;
+        k.remote = remote;
+        const Time e = end_for(k, events / 4);
+        const std::uint64_t ne = count_events(k, e);
+        const std::string name = "knobs";
+        double s = rate(sequential(name, k, e, ne, knob_reps));
+        double p1 = rate(parallel(name, k, e, ne, knob_reps, 1, protocol));
+        double p2 = rate(parallel(name, k, e, ne, knob_reps, 2, protocol));
+        std::printf("%-18s %9.2f %7.2f %12.0f %12.0f %12.0f %8.2f %8.2f\n", std::string(to_string(protocol)).c_str(),
+                    lookahead, remote, s, p1, p2, p2 / p1, p2 / s);
+        if (out != nullptr) {
+          std::fprintf(out, "%s,%g,%g,%.0f,%.0f,%.0f\n", std::string(to_string(protocol)).c_str(), lookahead, remote, s,
+                       p1, p2);
+        }
+      }
+    }
+  }
+  if (out != nullptr) std::fclose(out);
+  std::printf("# load average at end: %.2f\n", load_average());
+  return 0;
+}

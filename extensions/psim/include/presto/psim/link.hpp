@@ -1,0 +1,57 @@
+#pragma once
+// Link: a one-way channel from one logical process to another: a FIFO of timestamped
+// messages and a clock, the sender's promise that no later message on this link will be
+// timestamped before it. It is a SynchroObject: a receiver that cannot yet know its next
+// message sleeps on the input link that holds it back (the one with the lowest clock), and the
+// sender wakes it when a message or a null message moves that clock.
+//
+// Links are made by Simulation::connect and belong to the simulation. A link's clock starts
+// at its lookahead, the least delay of any message sent on it: Simulation::connect's
+// `lookahead` is both a promise made by the sender (send() rejects shorter delays) and what
+// the null-message protocol adds to the sender's own lower bound.
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include <presto/synchro_object.hpp>
+#include <presto/psim/message.hpp>
+
+namespace presto::psim {
+
+class LogicalProcess;
+class Simulation;
+
+class Link final : public SynchroObject {
+ public:
+  Link(LogicalProcess& from, LogicalProcess& to, Time lookahead);
+  ~Link() noexcept(false) override;
+
+  LogicalProcess& from() const noexcept { return from_; }
+  LogicalProcess& to() const noexcept { return to_; }
+  Time lookahead() const noexcept { return lookahead_; }
+  // The clock, read after (or before) a run: every message sent from now on is at least this.
+  Time clock() const noexcept { return clock_; }
+  // Messages and null messages sent on it so far.
+  std::uint64_t messages() const noexcept { return messages_; }
+  std::uint64_t null_messages() const noexcept { return null_messages_; }
+
+  std::string_view kind() const noexcept override { return "psim link"; }
+
+ private:
+  friend class Simulation;
+  friend class LogicalProcess;
+
+  LogicalProcess& from_;
+  LogicalProcess& to_;
+  Time lookahead_;
+  // Guarded by the simulation's lock.
+  Time clock_;
+  std::uint32_t slot_ = 0;     // its index in to_.inputs_
+  std::vector<Message> fifo_;  // sent, not yet taken in by the receiver, in send order
+  std::uint64_t messages_ = 0;
+  std::uint64_t null_messages_ = 0;
+};
+
+}  // namespace presto::psim

@@ -1,0 +1,112 @@
+#pragma once
+// LogicalProcess (LP): a presto Thread with a private simulation clock that communicates with
+// other LPs only through timestamped messages on links (PSIM, after Chandy and Misra).
+//
+// Write a model in one of two styles:
+//  - event style (runs in PSIM and in the SequentialSimulator alike): override initialize()
+//    (send the first messages) and handle(m) (react to one message); the default body() is
+//        initialize(); while (auto m = receive()) handle(*m);
+//  - process style (PSIM only): override body() and call receive() and send() yourself.
+//
+// receive() returns the LP's next message in increasing key order (see message.hpp) across all
+// of its input links, and sets now() to its time. It blocks (the LP's thread sleeps on the
+// input link holding it back) until no earlier message can still arrive: until every input
+// link's clock has passed the message's time, or PSIM has proved the message safe while
+// breaking a deadlock. It returns std::nullopt once no message before the simulation's end
+// time can arrive; the LP's body should then return.
+//
+// send(link, message, delay) sends on one of this LP's output links, to arrive at
+// now() + delay; schedule(message, delay) sends to this LP itself without a link. Sending into
+// the past (a negative delay, or one shorter than the link's lookahead) raises UsageError
+// naming the link and the LP, as does sending on another LP's link, sending or receiving from
+// another thread, or sending after receive() returned nullopt.
+//
+// LPs are created by Simulation::add and run by Simulation::run (or SequentialSimulator::run);
+// an LP runs once. Its statistics are read after the run.
+
+#include <chrono>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <presto/thread.hpp>
+#include <presto/psim/link.hpp>
+#include <presto/psim/message.hpp>
+
+namespace presto::psim {
+
+class Simulation;
+class SequentialSimulator;
+
+struct ProcessStats {
+  std::uint64_t events = 0;            // messages received (scheduled ones included)
+  std::uint64_t messages_sent = 0;     // on links
+  std::uint64_t scheduled = 0;         // to itself
+  std::uint64_t null_messages = 0;     // sent on its output links
+  std::uint64_t blocks = 0;            // times receive() slept
+  std::uint64_t deadlock_grants = 0;   // messages it received because PSIM broke a deadlock
+  std::chrono::nanoseconds blocked_time{0};  // wall time spent asleep in receive()
+};
+
+class LogicalProcess : public Thread {
+ public:
+  explicit LogicalProcess(std::string name);
+  ~LogicalProcess() noexcept(false) override;
+
+  // The LP's clock: the time of the message it received last (0 before the first).
+  Time now() const noexcept { return key_.time; }
+  // Its position in the simulation (the order of Simulation::add), from 0.
+  std::uint32_t index() const noexcept { return index_; }
+  const std::vector<Link*>& inputs() const noexcept { return inputs_; }
+  const std::vector<Link*>& outputs() const noexcept { return outputs_; }
+  // The output link to `to`, or nullptr.
+  Link* link_to(const LogicalProcess& to) const noexcept;
+  const ProcessStats& stats() const noexcept { return stats_; }
+
+  void send(Link& link, Message message, Time delay);
+  void schedule(Message message, Time delay);
+  std::optional<Message> receive();
+
+ protected:
+  virtual void initialize() {}
+  virtual void handle(const Message& message) { (void)message; }
+  virtual void body();
+
+ private:
+  friend class Simulation;
+  friend class SequentialSimulator;
+
+  enum class Phase { active, receiving, blocked, finished };
+
+  void run() final;
+  Message stamp(Message message, Time delay, const Link* link);
+  void check_owner(const char* operation) const;
+  [[noreturn]] void misuse(const std::string& what) const;
+
+  Simulation* simulation_ = nullptr;
+  SequentialSimulator* sequential_ = nullptr;  // set while the SequentialSimulator runs it
+  std::uint32_t index_ = 0;
+  std::vector<Link*> inputs_;
+  std::vector<Link*> outputs_;
+  EventKey key_{};  // of the event being handled; its children's keys exceed it
+  std::uint64_t sequence_ = 0;
+  ProcessStats stats_;
+
+  // PSIM's state, guarded by the simulation's lock.
+  Phase phase_ = Phase::active;
+  std::vector<Message> pending_;   // heap (LaterKey): taken in, not yet received
+  std::vector<Time> input_clocks_;  // clock of inputs_[i], kept by Simulation::set_clock
+  std::vector<Link*> filled_;      // input links whose FIFO holds messages
+  EventKey inbox_min_{kNever};     // least key in those FIFOs
+  Time horizon_ = 0;               // least input link clock seen last (clocks only grow)
+  Link* blocked_on_ = nullptr;
+  std::uint32_t waiters_ = 0;      // LPs blocked on one of its output links
+  // Breaking a deadlock proved every message below this key safe for this LP: nothing that
+  // is not this LP's own doing can reach it below the key, and its sends to other LPs lower it.
+  EventKey grant_limit_{};
+  std::vector<std::pair<Link*, Message>> outbox_;  // sent while handling the event (nullptr: to itself)
+};
+
+}  // namespace presto::psim

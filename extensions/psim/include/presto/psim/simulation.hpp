@@ -1,0 +1,145 @@
+#pragma once
+// Simulation: a PSIM model (logical processes joined by links) and the engine that runs it in
+// parallel, one presto thread per LP, with one of two conservative protocols:
+//
+//  - Protocol::deadlock_recovery (Chandy and Misra, 1981; PSIM's own): LPs block until their
+//    next message is safe; no null messages. Deadlocks are broken by the processors: the
+//    SimulationPool, asked for a thread when none is ready, and the SimulationScheduler, when
+//    the system would halt, restart the blocked LP whose earliest pending message is the
+//    earliest in the whole simulation (and earlier than any event being handled).
+//  - Protocol::null_messages (Chandy, Misra and Bryant), with null messages on demand: a null
+//    message raises a link's clock to the earliest time its sender could still send on it (the
+//    sender's lower bound on its next event, plus the link's lookahead). An LP about to block
+//    first pulls the null messages owed on the input links holding its next message back
+//    (shared memory lets it read each sender's bound), and sends its own on every output link
+//    an LP is blocked on, both when it blocks and each time it takes a message, waking those
+//    LPs. Links nobody waits on get no null messages. With positive lookahead on every link this never deadlocks (at a
+//    standstill the waiting LP with the least horizon would have pulled a clock above it); the
+//    scheduler's halt still breaks a total deadlock as a safety net (zero lookahead) and counts
+//    it.
+//
+// Both deliver every LP's messages in the same order as the SequentialSimulator, so a model's
+// histories are identical on any number of processors, under any inner pool.
+//
+//   Simulation sim{{.protocol = Protocol::null_messages, .end_time = 1000}};
+//   auto& a = sim.add<Source>("source", ...);  auto& b = sim.add<Sink>("sink");
+//   sim.connect(a, b, /*lookahead=*/1.0);
+//   SimulationStats s = sim.run();      // from a presto thread; returns after every LP ended
+//
+// A Simulation runs once (run() or SequentialSimulator::run). The engine's shared state is
+// guarded by one lock, held for a few hundred nanoseconds per event and never across a
+// context switch.
+
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include <presto/thread_pool.hpp>
+#include <presto/psim/link.hpp>
+#include <presto/psim/logical_process.hpp>
+
+namespace presto::psim {
+
+enum class Protocol { deadlock_recovery, null_messages };
+std::string_view to_string(Protocol protocol) noexcept;
+
+struct SimulationConfig {
+  Protocol protocol = Protocol::deadlock_recovery;
+  // Messages at or after this time are never received.
+  Time end_time = 1000;
+};
+
+struct SimulationStats {
+  std::uint64_t events = 0;
+  std::uint64_t messages = 0;         // on links
+  std::uint64_t null_messages = 0;
+  std::uint64_t partial_deadlocks = 0;  // broken by the SimulationPool
+  std::uint64_t total_deadlocks = 0;    // broken by the SimulationScheduler's halt
+  std::uint64_t blocks = 0;
+  std::chrono::nanoseconds blocked_time{0};  // all LPs
+  double seconds = 0;                  // wall time of the run
+  std::vector<ProcessStats> processes;  // by LP index
+  std::uint64_t deadlocks() const noexcept { return partial_deadlocks + total_deadlocks; }
+  double events_per_second() const noexcept { return seconds > 0 ? static_cast<double>(events) / seconds : 0; }
+};
+
+class Simulation {
+ public:
+  explicit Simulation(SimulationConfig config = {});
+  Simulation(const Simulation&) = delete;
+  Simulation& operator=(const Simulation&) = delete;
+  ~Simulation();
+
+  // Adds an LP of type P (derived from LogicalProcess), constructed from `args`.
+  template <class P, class... Args>
+  P& add(Args&&... args) {
+    auto lp = std::make_unique<P>(std::forward<Args>(args)...);
+    P& ref = *lp;
+    adopt(std::move(lp));
+    return ref;
+  }
+  // A link from `from` to `to` (two distinct LPs of this simulation) with the given lookahead.
+  Link& connect(LogicalProcess& from, LogicalProcess& to, Time lookahead = 0);
+
+  // Runs the model in PSIM, from a presto thread: installs a SimulationScheduler whose ready
+  // pool is a SimulationPool around `inner` (nullptr: a LocalQueuePool) in the current
+  // runtime, starts every LP, waits for all of them, puts the previous scheduler back and
+  // returns the statistics. An LP's exception ends the simulation and is rethrown here.
+  SimulationStats run(std::unique_ptr<ThreadPool> inner = nullptr);
+
+  const SimulationConfig& config() const noexcept { return config_; }
+  std::size_t size() const noexcept { return processes_.size(); }
+  LogicalProcess& process(std::size_t index) const { return *processes_.at(index); }
+  const std::vector<std::unique_ptr<Link>>& links() const noexcept { return links_; }
+
+  // --- For SimulationPool and SimulationScheduler -----------------------------------------
+
+  enum class Breaking { woke, nothing, busy };
+  // Breaks a (partial or total) deadlock, if there is one: makes ready the blocked LP whose
+  // earliest pending message is provably safe, or ends the simulation once nothing before the
+  // end time can happen. Called from the dispatch path: never blocks when `may_wait` is
+  // false, answering busy if a lock it needs is held (then the caller should try again).
+  Breaking break_deadlock(bool may_wait, bool total);
+
+ private:
+  friend class LogicalProcess;
+  friend class SequentialSimulator;
+
+  using WakeList = std::vector<std::pair<LogicalProcess*, Link*>>;
+
+  void adopt(std::unique_ptr<LogicalProcess> lp);
+  void claim(const char* by);  // a Simulation runs once
+  // All under lock_:
+  void flush(LogicalProcess& lp, WakeList& wakes);
+  void deliver(Link& link, const Message& m, WakeList& wakes);
+  void take_in(LogicalProcess& lp);
+  void set_clock(Link& link, Time clock);  // the link's and its receiver's copy
+  Link* bottleneck(const LogicalProcess& lp) const;
+  void send_nulls(LogicalProcess& lp, Time bound, bool only_to_waiters, WakeList& wakes);
+  // A lower bound on the time of lp's next event: what it may still send, less lookahead.
+  Time lower_bound(const LogicalProcess& lp) const;
+  bool pull_null(Link& link);  // raises link's clock to its sender's bound; true if it moved
+  void unblock(LogicalProcess& lp, WakeList& wakes);
+  void finish(LogicalProcess& lp, WakeList& wakes);
+  static void wake(WakeList& wakes);
+
+  std::optional<Message> receive(LogicalProcess& lp);
+  void ended(LogicalProcess& lp, bool failed);
+
+  SimulationConfig config_;
+  std::vector<std::unique_ptr<LogicalProcess>> processes_;
+  std::vector<std::unique_ptr<Link>> links_;
+  bool claimed_ = false;
+
+  std::mutex lock_;
+  bool done_ = false;  // nothing before the end time can happen any more (or an LP failed)
+  std::uint64_t partial_deadlocks_ = 0;
+  std::uint64_t total_deadlocks_ = 0;
+};
+
+}  // namespace presto::psim

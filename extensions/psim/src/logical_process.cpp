@@ -1,0 +1,101 @@
+#include <presto/psim/logical_process.hpp>
+
+#include <cmath>
+#include <sstream>
+
+#include <presto/errors.hpp>
+#include <presto/psim/sequential_simulator.hpp>
+#include <presto/psim/simulation.hpp>
+
+namespace presto::psim {
+
+LogicalProcess::LogicalProcess(std::string name) : Thread(std::move(name)) {}
+
+LogicalProcess::~LogicalProcess() noexcept(false) = default;
+
+Link* LogicalProcess::link_to(const LogicalProcess& to) const noexcept {
+  for (Link* l : outputs_) {
+    if (&l->to() == &to) return l;
+  }
+  return nullptr;
+}
+
+void LogicalProcess::misuse(const std::string& what) const {
+  throw UsageError("logical process '" + name() + "' " + what);
+}
+
+void LogicalProcess::check_owner(const char* operation) const {
+  if (simulation_ == nullptr) misuse(std::string("called ") + operation + " outside a simulation");
+  if (sequential_ != nullptr) return;
+  if (&Thread::current() != this) {
+    misuse(std::string("had ") + operation + " called on it by " + Thread::current().describe() +
+           "; only the LP's own thread may call it");
+  }
+  if (phase_ == Phase::finished) misuse(std::string("called ") + operation + " after its simulation ended");
+}
+
+Message LogicalProcess::stamp(Message message, Time delay, const Link* link) {
+  if (!std::isfinite(delay) || delay < 0 || (link != nullptr && delay < link->lookahead())) {
+    std::ostringstream os;
+    os << "sent a message into the past: delay " << delay << " at time " << now();
+    if (link != nullptr) os << " on " << link->describe() << " (lookahead " << link->lookahead() << ")";
+    misuse(os.str());
+  }
+  message.time = key_.time + delay;
+  message.sent_at = key_.time;
+  message.source = index_;
+  message.depth = message.time == key_.time ? key_.depth + 1 : 0;
+  message.sequence = ++sequence_;
+  message.link = link;
+  return message;
+}
+
+void LogicalProcess::send(Link& link, Message message, Time delay) {
+  check_owner("send");
+  if (&link.from() != this) misuse("sent on " + link.describe() + ", which is not one of its output links");
+  Message m = stamp(message, delay, &link);
+  ++stats_.messages_sent;
+  if (sequential_ != nullptr) {
+    ++link.messages_;
+    sequential_->enqueue(link.to(), m);
+  } else {
+    outbox_.emplace_back(&link, m);
+  }
+}
+
+void LogicalProcess::schedule(Message message, Time delay) {
+  check_owner("schedule");
+  Message m = stamp(message, delay, nullptr);
+  ++stats_.scheduled;
+  if (sequential_ != nullptr) {
+    sequential_->enqueue(*this, m);
+  } else {
+    outbox_.emplace_back(nullptr, m);
+  }
+}
+
+std::optional<Message> LogicalProcess::receive() {
+  check_owner("receive");
+  if (sequential_ != nullptr) {
+    misuse("called receive() in the sequential simulator, which runs only event-style models "
+           "(initialize() and handle())");
+  }
+  return simulation_->receive(*this);
+}
+
+void LogicalProcess::body() {
+  initialize();
+  while (auto m = receive()) handle(*m);
+}
+
+void LogicalProcess::run() {
+  try {
+    body();
+  } catch (...) {
+    simulation_->ended(*this, true);
+    throw;
+  }
+  simulation_->ended(*this, false);
+}
+
+}  // namespace presto::psim

@@ -1,0 +1,376 @@
+#include <presto/psim/simulation.hpp>
+
+#include <algorithm>
+#include <cassert>
+#include <cmath>
+#include <exception>
+
+#include <presto/errors.hpp>
+#include <presto/local_queue_pool.hpp>
+#include <presto/runtime.hpp>
+#include <presto/psim/simulation_pool.hpp>
+#include <presto/psim/simulation_scheduler.hpp>
+
+namespace presto::psim {
+
+std::string_view to_string(Protocol protocol) noexcept {
+  switch (protocol) {
+    case Protocol::deadlock_recovery: return "deadlock-recovery";
+    case Protocol::null_messages: return "null-messages";
+  }
+  return "?";
+}
+
+Simulation::Simulation(SimulationConfig config) : config_(config) {
+  if (!(config_.end_time > 0)) throw UsageError("psim::Simulation: end_time must be positive");
+}
+
+Simulation::~Simulation() = default;
+
+void Simulation::claim(const char* by) {
+  if (claimed_) throw UsageError(std::string(by) + ": this psim::Simulation has already run; build the model again");
+  claimed_ = true;
+}
+
+void Simulation::adopt(std::unique_ptr<LogicalProcess> lp) {
+  if (claimed_) throw UsageError("psim::Simulation::add after the simulation ran");
+  lp->simulation_ = this;
+  lp->index_ = static_cast<std::uint32_t>(processes_.size());
+  processes_.push_back(std::move(lp));
+}
+
+Link& Simulation::connect(LogicalProcess& from, LogicalProcess& to, Time lookahead) {
+  if (claimed_) throw UsageError("psim::Simulation::connect after the simulation ran");
+  if (from.simulation_ != this || to.simulation_ != this) {
+    throw UsageError("psim::Simulation::connect: '" + from.name() + "' or '" + to.name() +
+                     "' is not a logical process of this simulation");
+  }
+  if (&from == &to) {
+    throw UsageError("psim::Simulation::connect: a link from '" + from.name() +
+                     "' to itself; an LP sends to itself with schedule()");
+  }
+  if (!std::isfinite(lookahead) || lookahead < 0) {
+    throw UsageError("psim::Simulation::connect: negative or infinite lookahead on '" + from.name() + "->" +
+                     to.name() + "'");
+  }
+  links_.push_back(std::make_unique<Link>(from, to, lookahead));
+  Link& l = *links_.back();
+  from.outputs_.push_back(&l);
+  l.slot_ = static_cast<std::uint32_t>(to.inputs_.size());
+  to.inputs_.push_back(&l);
+  to.input_clocks_.push_back(l.clock_);
+  return l;
+}
+
+// --- The engine; every function below until run() is called with lock_ held. -------------
+
+void Simulation::deliver(Link& link, const Message& m, WakeList& wakes) {
+  LogicalProcess& r = link.to_;
+  ++link.messages_;
+  Time promise = m.sent_at + link.lookahead_;
+  if (promise > link.clock_) set_clock(link, promise);
+  if (r.phase_ == LogicalProcess::Phase::finished) return;  // past its end: never received
+  if (link.fifo_.empty()) r.filled_.push_back(&link);
+  link.fifo_.push_back(m);
+  if (m.key() < r.inbox_min_) r.inbox_min_ = m.key();
+  if (r.phase_ == LogicalProcess::Phase::blocked && (r.blocked_on_ == &link || m.time < r.horizon_)) {
+    unblock(r, wakes);
+  }
+}
+
+void Simulation::flush(LogicalProcess& lp, WakeList& wakes) {
+  for (auto& [link, m] : lp.outbox_) {
+    if (link == nullptr) {
+      lp.pending_.push_back(m);
+      std::push_heap(lp.pending_.begin(), lp.pending_.end(), LaterKey{});
+    } else {
+      lp.grant_limit_ = std::min(lp.grant_limit_, m.key());  // it may come back, a little later
+      deliver(*link, m, wakes);
+    }
+  }
+  lp.outbox_.clear();
+}
+
+void Simulation::take_in(LogicalProcess& lp) {
+  for (Link* l : lp.filled_) {
+    for (const Message& m : l->fifo_) {
+      lp.pending_.push_back(m);
+      std::push_heap(lp.pending_.begin(), lp.pending_.end(), LaterKey{});
+    }
+    l->fifo_.clear();
+  }
+  lp.filled_.clear();
+  lp.inbox_min_ = EventKey{kNever};
+}
+
+void Simulation::set_clock(Link& link, Time clock) {
+  link.clock_ = clock;
+  link.to_.input_clocks_[link.slot_] = clock;
+}
+
+Link* Simulation::bottleneck(const LogicalProcess& lp) const {
+  // Scans the receiver's copy of its input clocks: contiguous, unlike the links themselves.
+  const std::vector<Time>& clocks = lp.input_clocks_;
+  if (clocks.empty()) return nullptr;
+  std::size_t least = 0;
+  for (std::size_t i = 1; i < clocks.size(); ++i) {
+    if (clocks[i] < clocks[least]) least = i;
+  }
+  return lp.inputs_[least];
+}
+
+void Simulation::send_nulls(LogicalProcess& lp, Time bound, bool only_to_waiters, WakeList& wakes) {
+  for (Link* l : lp.outputs_) {
+    LogicalProcess& r = l->to_;
+    const bool waits = r.phase_ == LogicalProcess::Phase::blocked && r.blocked_on_ == l;
+    Time promise = bound + l->lookahead_;
+    if (promise <= l->clock_ || (only_to_waiters && !waits)) continue;
+    set_clock(*l, promise);
+    ++l->null_messages_;
+    ++lp.stats_.null_messages;
+    if (waits) unblock(r, wakes);
+  }
+}
+
+Time Simulation::lower_bound(const LogicalProcess& lp) const {
+  switch (lp.phase_) {
+    case LogicalProcess::Phase::active: return lp.key_.time;
+    case LogicalProcess::Phase::finished: return kNever;
+    case LogicalProcess::Phase::receiving:
+    case LogicalProcess::Phase::blocked: break;
+  }
+  // horizon_ never exceeds the least input clock; while lp is blocked it equals it (a raise of
+  // the link it sleeps on wakes it).
+  Time bound = std::min(lp.horizon_, lp.inbox_min_.time);
+  if (!lp.pending_.empty()) bound = std::min(bound, lp.pending_.front().time);
+  return bound;
+}
+
+bool Simulation::pull_null(Link& link) {
+  LogicalProcess& sender = link.from_;
+  const Time promise = lower_bound(sender) + link.lookahead_;
+  if (promise <= link.clock_) return false;
+  set_clock(link, promise);
+  ++link.null_messages_;
+  ++sender.stats_.null_messages;
+  return true;
+}
+
+void Simulation::unblock(LogicalProcess& lp, WakeList& wakes) {
+  // lp set blocked_on_ under lock_ and took that link's spinlock before releasing lock_, and
+  // keeps it until it is switched out: once we hold the spinlock, lp waits on the link.
+  Link* l = lp.blocked_on_;
+  --l->from_.waiters_;
+  l->spin_lock();
+  bool waiting = l->recall(lp);
+  l->spin_unlock();
+  lp.blocked_on_ = nullptr;
+  lp.phase_ = LogicalProcess::Phase::receiving;
+  if (waiting) wakes.emplace_back(&lp, l);
+}
+
+void Simulation::finish(LogicalProcess& lp, WakeList& wakes) {
+  lp.phase_ = LogicalProcess::Phase::finished;
+  lp.pending_.clear();
+  for (Link* l : lp.inputs_) l->fifo_.clear();
+  lp.filled_.clear();
+  for (Link* l : lp.outputs_) {
+    set_clock(*l, kNever);  // it will never send again
+    LogicalProcess& r = l->to_;
+    if (r.phase_ == LogicalProcess::Phase::blocked && r.blocked_on_ == l) unblock(r, wakes);
+  }
+}
+
+void Simulation::wake(WakeList& wakes) {
+  for (auto& [lp, link] : wakes) lp->wakeup(*link);
+  wakes.clear();
+}
+
+std::optional<Message> Simulation::receive(LogicalProcess& lp) {
+  WakeList wakes;
+  std::unique_lock lk(lock_);
+  flush(lp, wakes);
+  lp.phase_ = LogicalProcess::Phase::receiving;
+  for (;;) {
+    take_in(lp);
+    const Time next = lp.pending_.empty() ? kNever : lp.pending_.front().time;
+    Link* holding = nullptr;
+    if (next >= lp.horizon_) {  // the cached horizon is a lower bound: refresh it
+      holding = bottleneck(lp);
+      lp.horizon_ = holding != nullptr ? holding->clock_ : kNever;
+    }
+    const bool granted = !lp.pending_.empty() && lp.pending_.front().key() < lp.grant_limit_;
+    if (!done_ && next < config_.end_time && (next < lp.horizon_ || granted)) {
+      std::pop_heap(lp.pending_.begin(), lp.pending_.end(), LaterKey{});
+      Message m = lp.pending_.back();
+      lp.pending_.pop_back();
+      lp.key_ = m.key();
+      lp.phase_ = LogicalProcess::Phase::active;
+      // Null messages on demand: LPs waiting on this one learn at once that it has moved on.
+      if (config_.protocol == Protocol::null_messages && lp.waiters_ > 0) send_nulls(lp, m.time, true, wakes);
+      ++lp.stats_.events;
+      if (!(next < lp.horizon_)) ++lp.stats_.deadlock_grants;
+      lk.unlock();
+      wake(wakes);
+      return m;
+    }
+    if (done_ || std::min(next, lp.horizon_) >= config_.end_time) {
+      finish(lp, wakes);
+      lk.unlock();
+      wake(wakes);
+      return std::nullopt;
+    }
+    // Not yet safe: sleep on the input link holding the LP back.
+    assert(holding != nullptr);
+    if (config_.protocol == Protocol::null_messages) {
+      // Ask for the null messages owed on the input links holding the next message back (they
+      // may raise the horizon), then send our own to the LPs waiting on us.
+      bool moved = false;
+      for (std::size_t i = 0; i < lp.inputs_.size(); ++i) {
+        if (lp.input_clocks_[i] <= next) moved = pull_null(*lp.inputs_[i]) || moved;
+      }
+      if (moved) continue;
+      send_nulls(lp, std::min(next, lp.horizon_), true, wakes);
+    }
+    lp.blocked_on_ = holding;
+    ++holding->from_.waiters_;
+    lp.phase_ = LogicalProcess::Phase::blocked;
+    ++lp.stats_.blocks;
+    holding->spin_lock();
+    lk.unlock();
+    wake(wakes);
+    const auto start = Clock::now();
+    holding->block();  // releases the spinlock once switched out; whoever wakes us unblock()ed us
+    lp.stats_.blocked_time += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start);
+    lk.lock();
+  }
+}
+
+void Simulation::ended(LogicalProcess& lp, bool failed) {
+  WakeList wakes;
+  {
+    std::lock_guard lk(lock_);
+    if (lp.phase_ != LogicalProcess::Phase::finished) {
+      if (!failed) flush(lp, wakes);
+      lp.outbox_.clear();
+      finish(lp, wakes);
+    }
+    if (failed) {  // end the whole simulation: every LP's receive() returns nullopt
+      done_ = true;
+      for (auto& other : processes_) {
+        if (other->phase_ == LogicalProcess::Phase::blocked) unblock(*other, wakes);
+      }
+    }
+  }
+  wake(wakes);
+}
+
+Simulation::Breaking Simulation::break_deadlock(bool may_wait, bool total) {
+  if (!total && config_.protocol == Protocol::null_messages) return Breaking::nothing;
+  std::unique_lock lk(lock_, std::defer_lock);
+  if (may_wait) {
+    lk.lock();
+  } else if (!lk.try_lock()) {
+    return Breaking::busy;
+  }
+  if (done_) return Breaking::nothing;
+  // The earliest pending message anywhere is safe if no event being handled can still send
+  // an earlier one: a message's key always exceeds that of the event that sent it. Its LP may
+  // go on up to the next LP's earliest message or event (less what it sends meanwhile).
+  EventKey earliest{kNever}, runner_up{kNever};
+  LogicalProcess* owner = nullptr;
+  bool any_active = false;
+  EventKey earliest_active{kNever};
+  for (auto& lp : processes_) {
+    switch (lp->phase_) {
+      case LogicalProcess::Phase::active:
+        any_active = true;
+        earliest_active = std::min(earliest_active, lp->key_);
+        break;
+      case LogicalProcess::Phase::receiving:
+      case LogicalProcess::Phase::blocked: {
+        EventKey k = lp->inbox_min_;
+        if (!lp->pending_.empty()) k = std::min(k, lp->pending_.front().key());
+        if (k < earliest) {
+          runner_up = earliest;
+          earliest = k;
+          owner = lp.get();
+        } else {
+          runner_up = std::min(runner_up, k);
+        }
+        break;
+      }
+      case LogicalProcess::Phase::finished: break;
+    }
+  }
+  WakeList wakes;
+  if (!any_active && earliest.time >= config_.end_time) {
+    if (!total) return Breaking::nothing;  // the halt ends it, when every processor is idle
+    done_ = true;
+    for (auto& lp : processes_) {
+      if (lp->phase_ == LogicalProcess::Phase::blocked) unblock(*lp, wakes);
+    }
+  } else {
+    if (owner == nullptr || (any_active && !(earliest < earliest_active)) || earliest.time >= config_.end_time) {
+      return Breaking::nothing;
+    }
+    owner->grant_limit_ = std::min(runner_up, earliest_active);  // still valid if we must retry
+    if (owner->phase_ != LogicalProcess::Phase::blocked) return Breaking::nothing;  // it will see it
+    if (!may_wait) {
+      if (!owner->blocked_on_->spin_try_lock()) return Breaking::busy;  // still switching out
+      owner->blocked_on_->spin_unlock();
+    }
+    unblock(*owner, wakes);
+    ++(total ? total_deadlocks_ : partial_deadlocks_);
+  }
+  lk.unlock();
+  bool woke = !wakes.empty();
+  wake(wakes);
+  return woke ? Breaking::woke : Breaking::nothing;
+}
+
+SimulationStats Simulation::run(std::unique_ptr<ThreadPool> inner) {
+  Runtime* rt = Runtime::current();
+  if (rt == nullptr) throw UsageError("psim::Simulation::run called outside a presto thread");
+  claim("psim::Simulation::run");
+  auto pool = std::make_unique<SimulationPool>(*this, inner ? std::move(inner) : std::make_unique<LocalQueuePool>());
+  std::unique_ptr<Scheduler> previous = rt->replace_scheduler(std::make_unique<SimulationScheduler>(*this, std::move(pool)));
+  const auto start = Clock::now();
+  std::exception_ptr failure;
+  std::size_t started = 0;
+  try {
+    for (auto& lp : processes_) {
+      lp->start();
+      ++started;
+    }
+  } catch (...) {
+    failure = std::current_exception();
+  }
+  for (std::size_t i = 0; i < started; ++i) {
+    try {
+      processes_[i]->join();
+    } catch (...) {
+      if (!failure) failure = std::current_exception();
+    }
+  }
+  const auto stop = Clock::now();
+  rt->replace_scheduler(std::move(previous));
+  if (failure) std::rethrow_exception(failure);
+
+  SimulationStats s;
+  s.seconds = std::chrono::duration<double>(stop - start).count();
+  s.partial_deadlocks = partial_deadlocks_;
+  s.total_deadlocks = total_deadlocks_;
+  for (auto& lp : processes_) {
+    const ProcessStats& p = lp->stats_;
+    s.events += p.events;
+    s.messages += p.messages_sent;
+    s.null_messages += p.null_messages;
+    s.blocks += p.blocks;
+    s.blocked_time += p.blocked_time;
+    s.processes.push_back(p);
+  }
+  return s;
+}
+
+}  // namespace presto::psim

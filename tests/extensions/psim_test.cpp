@@ -1,0 +1,366 @@
+// PSIM: every LP's history is the sequential simulator's, on 1, 2 and 4 processors, under
+// every inner pool, with either protocol; a closed queueing network agrees with exact MVA;
+// deadlocks are broken and counted; misuse is reported.
+
+#include <algorithm>
+#include <cmath>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include <presto/psim/mva.hpp>
+#include <presto/psim/phold.hpp>
+#include <presto/psim/queueing_network.hpp>
+#include <presto/psim/sequential_simulator.hpp>
+#include <presto/psim/simulation.hpp>
+#include <presto/psim/simulation_pool.hpp>
+#include <presto/testing/pool_conformance.hpp>
+
+#include "test_support.hpp"
+
+using namespace presto;
+using namespace presto::psim;
+
+namespace {
+
+using Histories = std::vector<std::vector<HistoryEntry>>;
+
+PholdConfig phold_config(Time lookahead) {
+  return PholdConfig{.processes = 8, .population = 2, .lookahead = lookahead, .mean = 1.0, .remote = 0.5,
+                     .work = 0, .seed = 12345, .record = true};
+}
+
+Histories phold_histories(const Simulation& sim) {
+  Histories h;
+  for (std::size_t i = 0; i < sim.size(); ++i) h.push_back(static_cast<PholdProcess&>(sim.process(i)).history());
+  return h;
+}
+
+// A model full of simultaneous events and zero-delay messages: delays are 0, 1 or 2.
+class TieProcess final : public LogicalProcess {
+ public:
+  TieProcess(std::string name, std::uint32_t index) : LogicalProcess(std::move(name)), random_(99, index) {}
+  std::vector<HistoryEntry> history;
+
+ protected:
+  void initialize() override { schedule(Message{.value = index()}, 1); }
+  void handle(const Message& m) override {
+    history.push_back({m.time, m.source, m.value});
+    Time delay = static_cast<Time>(random_.below(3));
+    if (random_.uniform() < 0.6) {
+      send(*outputs()[random_.below(outputs().size())], Message{.value = m.value}, delay);
+    } else {
+      schedule(Message{.value = m.value}, delay == 0 ? 1 : delay);
+    }
+  }
+
+ private:
+  Random random_;
+};
+
+void build_ties(Simulation& sim) {
+  std::vector<TieProcess*> lps;
+  for (std::uint32_t i = 0; i < 5; ++i) lps.push_back(&sim.add<TieProcess>("tie-" + std::to_string(i), i));
+  for (auto* a : lps) {
+    for (auto* b : lps) {
+      if (a != b) sim.connect(*a, *b, 0);
+    }
+  }
+}
+
+Histories tie_histories(const Simulation& sim) {
+  Histories h;
+  for (std::size_t i = 0; i < sim.size(); ++i) h.push_back(static_cast<TieProcess&>(sim.process(i)).history);
+  return h;
+}
+
+QueueingNetworkConfig network(std::uint64_t seed, Time warmup) {
+  return QueueingNetworkConfig{
+      .stations = {{"terminals", 4.0, true}, {"cpu", 0.5, false}, {"disk1", 0.8, false}, {"disk2", 0.6, false}},
+      .classes = {{"batch", 4, {0, 1, 2}}, {"interactive", 3, {0, 1, 3}}},
+      .transit = 0.05,
+      .warmup = warmup,
+      .seed = seed,
+      .record = warmup == 0,
+  };
+}
+
+const Protocol kProtocols[] = {Protocol::deadlock_recovery, Protocol::null_messages};
+
+}  // namespace
+
+TEST_CASE("PHOLD histories equal the sequential simulator's in every configuration", "[psim]") {
+  const Time end = 60;
+  const Time lookahead = GENERATE(0.0, 0.5);
+  {
+    Simulation reference{{.end_time = end}};
+    build_phold(reference, phold_config(lookahead));
+    SimulationStats seq = SequentialSimulator{reference}.run();
+    const Histories expected = phold_histories(reference);
+    REQUIRE(seq.events > 500);
+
+    auto cfg = GENERATE(presto::test::configs());
+    for (Protocol protocol : kProtocols) {
+      INFO(cfg << ", " << to_string(protocol) << ", lookahead " << lookahead);
+      auto [histories, stats] = presto::test::run(cfg, [&] {
+        Simulation sim{{.protocol = protocol, .end_time = end}};
+        build_phold(sim, phold_config(lookahead));
+        SimulationStats s = sim.run(presto::test::make_pool(cfg.pool));
+        return std::pair{phold_histories(sim), s};
+      });
+      CHECK(histories == expected);
+      CHECK(stats.events == seq.events);
+      if (protocol == Protocol::deadlock_recovery) {
+        CHECK(stats.null_messages == 0);
+        CHECK(stats.partial_deadlocks > 0);  // broken by the SimulationPool's get()
+      } else if (lookahead > 0) {
+        CHECK(stats.null_messages > 0);
+        CHECK(stats.total_deadlocks == 0);
+      }
+    }
+  }
+}
+
+TEST_CASE("simultaneous and zero-delay events are ordered the same everywhere", "[psim]") {
+  const Time end = 40;
+  Simulation reference{{.end_time = end}};
+  build_ties(reference);
+  SequentialSimulator{reference}.run();
+  const Histories expected = tie_histories(reference);
+  REQUIRE(expected[0].size() > 10);
+
+  auto cfg = GENERATE(presto::test::configs());
+  for (Protocol protocol : kProtocols) {
+    INFO(cfg << ", " << to_string(protocol));
+    auto [histories, stats] = presto::test::run(cfg, [&] {
+      Simulation sim{{.protocol = protocol, .end_time = end}};
+      build_ties(sim);
+      SimulationStats s = sim.run(presto::test::make_pool(cfg.pool));
+      return std::pair{tie_histories(sim), s};
+    });
+    CHECK(histories == expected);
+    if (protocol == Protocol::null_messages) {
+      // Zero lookahead: null messages cannot advance past a tie; the scheduler's halt breaks
+      // the total deadlock that follows (the pool leaves null-message runs alone).
+      CHECK(stats.partial_deadlocks == 0);
+      CHECK(stats.total_deadlocks > 0);
+    }
+  }
+}
+
+TEST_CASE("a queueing network's station histories equal the sequential simulator's", "[psim]") {
+  const Time end = 200;
+  const QueueingNetworkConfig net = network(7, 0);
+  Simulation reference{{.end_time = end}};
+  std::vector<Station*> ref_stations;
+  build_queueing_network(reference, net, ref_stations);
+  SequentialSimulator{reference}.run();
+
+  auto cfg = GENERATE(presto::test::configs());
+  for (Protocol protocol : kProtocols) {
+    INFO(cfg << ", " << to_string(protocol));
+    auto histories = presto::test::run(cfg, [&] {
+      Simulation sim{{.protocol = protocol, .end_time = end}};
+      std::vector<Station*> stations;
+      build_queueing_network(sim, net, stations);
+      sim.run(presto::test::make_pool(cfg.pool));
+      Histories h;
+      for (auto* s : stations) h.push_back(s->history());
+      return h;
+    });
+    for (std::size_t k = 0; k < ref_stations.size(); ++k) CHECK(histories[k] == ref_stations[k]->history());
+  }
+}
+
+TEST_CASE("a closed queueing network agrees with exact MVA within confidence intervals", "[psim]") {
+  const Time warmup = 100, end = 2100;
+  const int replications = 10;
+  const QueueingNetworkConfig shape = network(1, warmup);
+  const MvaResult exact = exact_mva(mva_model(shape));
+  const std::size_t C = shape.classes.size(), K = shape.stations.size();
+
+  std::vector<NetworkMeasures> runs;
+  for (int r = 0; r < replications; ++r) {
+    const QueueingNetworkConfig net = network(1000 + static_cast<std::uint64_t>(r), warmup);
+    runs.push_back(presto::test::run({.processors = 2}, [&] {
+      Simulation sim{{.protocol = r % 2 == 0 ? Protocol::null_messages : Protocol::deadlock_recovery, .end_time = end}};
+      std::vector<Station*> stations;
+      build_queueing_network(sim, net, stations);
+      sim.run();
+      return measure(net, stations, end);
+    }));
+  }
+  // 99% Student-t interval over independent replications (t(0.995, 9) = 3.25).
+  auto check_interval = [&](const char* what, double mva, auto sample) {
+    double mean = 0, var = 0;
+    for (int r = 0; r < replications; ++r) mean += sample(runs[static_cast<std::size_t>(r)]) / replications;
+    for (int r = 0; r < replications; ++r) var += std::pow(sample(runs[static_cast<std::size_t>(r)]) - mean, 2) / (replications - 1);
+    double half = 3.25 * std::sqrt(var / replications);
+    INFO(what << ": simulated " << mean << " +- " << half << ", exact MVA " << mva);
+    CHECK(std::abs(mean - mva) <= half);
+  };
+  for (std::size_t c = 0; c < C; ++c) {
+    check_interval("throughput", exact.throughput[c], [c](const NetworkMeasures& m) { return m.throughput[c]; });
+    for (std::size_t k = 0; k < K; ++k) {
+      if (exact.queue[c][k] == 0) continue;
+      check_interval("queue length", exact.queue[c][k], [c, k](const NetworkMeasures& m) { return m.queue[c][k]; });
+    }
+  }
+}
+
+TEST_CASE("exact MVA matches a hand-solved network; Schweitzer approximates it", "[psim]") {
+  // One class, two customers, two queues of demand 1: by symmetry X = 2/3, Q = 1 each.
+  MvaModel m{.delay_station = {false, false}, .demand = {{1.0, 1.0}}, .population = {2}, .think = {}};
+  MvaResult r = exact_mva(m);
+  CHECK(r.throughput[0] == Approx(2.0 / 3.0));
+  CHECK(r.queue[0][0] == Approx(1.0));
+  MvaResult s = schweitzer_mva(m);
+  CHECK(s.throughput[0] == Approx(r.throughput[0]).epsilon(0.1));
+  // The multi-class network of the simulation test: Schweitzer within 10% of exact.
+  MvaModel net = mva_model(network(1, 100));
+  MvaResult e = exact_mva(net), a = schweitzer_mva(net);
+  for (std::size_t c = 0; c < e.throughput.size(); ++c) CHECK(a.throughput[c] == Approx(e.throughput[c]).epsilon(0.1));
+}
+
+namespace {
+
+// Process style: two sources with interleaved times, one sink that must see them merged.
+class Source final : public LogicalProcess {
+ public:
+  Source(std::string name, Time first) : LogicalProcess(std::move(name)), first_(first) {}
+
+ protected:
+  void body() override {
+    Link& out = *outputs().front();
+    for (int i = 0; i < 50; ++i) send(out, Message{.value = i}, i == 0 ? first_ : 2.0);
+  }
+
+ private:
+  Time first_;
+};
+
+class Sink final : public LogicalProcess {
+ public:
+  using LogicalProcess::LogicalProcess;
+  std::vector<Time> times;
+
+ protected:
+  void body() override {
+    while (auto m = receive()) times.push_back(m->time);
+  }
+};
+
+class PastSender final : public LogicalProcess {
+ public:
+  using LogicalProcess::LogicalProcess;
+
+ protected:
+  void initialize() override { send(*outputs().front(), Message{}, 0.5); }  // lookahead is 1
+};
+
+}  // namespace
+
+TEST_CASE("receive merges input links in timestamp order (process style)", "[psim]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  std::vector<Time> times = presto::test::run(cfg, [&] {
+    Simulation sim{{.end_time = 1000}};
+    auto& a = sim.add<Source>("a", 1.0);
+    auto& b = sim.add<Source>("b", 1.5);
+    auto& sink = sim.add<Sink>("sink");
+    sim.connect(a, sink, 1.0);
+    sim.connect(b, sink, 1.0);
+    sim.run(presto::test::make_pool(cfg.pool));
+    return sink.times;
+  });
+  // Every send of a source happens at its time 0: all its messages go out at 1.0 (or 1.5),
+  // then 2.0 for the rest; the sink sees all 100, sorted.
+  CHECK(times.size() == 100);
+  CHECK(std::is_sorted(times.begin(), times.end()));
+}
+
+TEST_CASE("sending into the past and other misuse raise UsageError naming the LP", "[psim]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  std::string message = presto::test::run(cfg, [&] {
+    Simulation sim{{.end_time = 10}};
+    auto& p = sim.add<PastSender>("hasty");
+    auto& sink = sim.add<Sink>("sink");
+    sim.connect(p, sink, 1.0);
+    try {
+      sim.run(presto::test::make_pool(cfg.pool));
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  });
+  CHECK(message.find("'hasty'") != std::string::npos);
+  CHECK(message.find("into the past") != std::string::npos);
+
+  Simulation seq{{.end_time = 10}};
+  auto& a = seq.add<Sink>("a");
+  auto& b = seq.add<Sink>("b");
+  Link& ab = seq.connect(a, b, 1.0);
+  CHECK_THROWS_AS(seq.connect(a, a, 1.0), UsageError);
+  CHECK_THROWS_AS(b.send(ab, Message{}, 1.0), UsageError);  // not running
+  SequentialSimulator{seq}.run();  // runs initialize() and handle() only: nothing happens
+  CHECK_THROWS_AS(SequentialSimulator{seq}.run(), UsageError);  // a simulation runs once
+}
+
+namespace {
+
+class Observer final : public LogicalProcess {
+ public:
+  using LogicalProcess::LogicalProcess;
+  std::string scheduler, pool, misuse;
+
+ protected:
+  void body() override {
+    scheduler = std::string(Runtime::current()->scheduler().name());
+    pool = std::string(Runtime::current()->scheduler().pool().name());
+    Link& theirs = *inputs().front();  // an input link: not ours to send on
+    try {
+      send(theirs, Message{}, 1.0);
+    } catch (const UsageError& e) {
+      misuse = e.what();
+    }
+  }
+};
+
+}  // namespace
+
+TEST_CASE("Simulation::run installs PSIM's scheduler and pool on the running runtime, then restores them",
+          "[psim]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  auto [inside, after, misuse] = presto::test::run(cfg, [&] {
+    Simulation sim{{.end_time = 10}};
+    auto& a = sim.add<Observer>("observer");
+    auto& b = sim.add<Sink>("other");
+    sim.connect(b, a, 1.0);
+    const std::string before = std::string(Runtime::current()->scheduler().pool().name());
+    sim.run(presto::test::make_pool(cfg.pool));
+    const Scheduler& now = Runtime::current()->scheduler();
+    std::string restored = std::string(now.name()) + " / " + std::string(now.pool().name());
+    if (before != now.pool().name()) restored += " (was " + before + ")";
+    return std::tuple{a.scheduler + " / " + a.pool, restored, a.misuse};
+  });
+  CHECK(inside == std::string("psim scheduler / psim(") + presto::test::name(cfg.pool) + ")");
+  CHECK(after == std::string("scheduler / ") + presto::test::name(cfg.pool));
+  CHECK(misuse.find("'observer'") != std::string::npos);
+  CHECK(misuse.find("not one of its output links") != std::string::npos);
+}
+
+TEST_CASE("SimulationPool keeps the ThreadPool contract around every inner pool", "[psim]") {
+  // Outside a simulation's deadlocks it is its inner pool: the conformance harness checks that
+  // no thread is lost or duplicated, also across live replacement.
+  Simulation idle{{.protocol = Protocol::deadlock_recovery}};
+  for (auto kind : {presto::test::PoolKind::fifo, presto::test::PoolKind::lifo, presto::test::PoolKind::priority,
+                    presto::test::PoolKind::local_queue, presto::test::PoolKind::shuffle}) {
+    INFO("inner pool " << presto::test::name(kind) << ", seed " << presto::test::seed());
+    CHECK_NOTHROW(presto::testing::check_pool_conformance(
+        [&] { return std::make_unique<SimulationPool>(idle, presto::test::make_pool(kind)); },
+        {.threads = presto::test::scaled(400), .yields = 8, .pairs = 16, .rounds = 50, .replacements = 20,
+         .seed = presto::test::seed()}));
+  }
+}
