@@ -9,9 +9,9 @@
 namespace presto::bench {
 
 const Result& Suite::measure(std::string name, std::string system, std::size_t processors, std::uint64_t operations,
-                             const std::function<void()>& body, std::uint64_t param) {
+                             const std::function<void()>& body, std::uint64_t param, int repetitions) {
   results_.push_back(bench::measure(std::move(name), std::move(system), processors, operations,
-                                    options_.repetitions, body, param));
+                                    repetitions > 0 ? repetitions : options_.repetitions, body, param));
   return results_.back();
 }
 

@@ -30,9 +30,9 @@ class Suite {
   explicit Suite(Options options) : options_(options) {}
   const Options& options() const noexcept { return options_; }
 
-  // Measures through the harness and keeps the result.
+  // Measures through the harness and keeps the result. repetitions 0: the options' count.
   const Result& measure(std::string name, std::string system, std::size_t processors, std::uint64_t operations,
-                        const std::function<void()>& body, std::uint64_t param = 0);
+                        const std::function<void()>& body, std::uint64_t param = 0, int repetitions = 0);
   const Result& add(Result r);  // prints its JSON line and keeps it
   void keep(Result r) { results_.push_back(std::move(r)); }  // a peer's, already printed
   // The result with these keys, or nullptr.

@@ -88,13 +88,14 @@ void condition_ping_pong(Suite& s, std::size_t p, std::uint64_t n) {
       other.join();
     });
   });
-  s.measure("switch_test", "std", p, n, [n, p] {
+  const std::uint64_t os = n / 20;  // a futex hand-off costs microseconds: fewer of them
+  s.measure("switch_test", "std", p, os, [os, p] {
     Pinned pin{p};
     std::mutex m;
     std::condition_variable cv;
     int turn = 0;
-    std::thread other{[&] { ping_pong(m, cv, turn, 1, n / 2); }};
-    ping_pong(m, cv, turn, 0, n / 2);
+    std::thread other{[&] { ping_pong(m, cv, turn, 1, os / 2); }};
+    ping_pong(m, cv, turn, 0, os / 2);
     other.join();
   });
   s.measure("switch_test", "boost.fiber", p, n, [n, p] {

@@ -102,6 +102,7 @@ void skynet(Suite& s, std::size_t p, std::uint64_t leaves) {
   s.measure("skynet", "presto", p, threads, [&] {
     check_skynet(rt.run([leaves] { return skynet_presto(0, leaves); }), leaves);
   }, leaves);
+  // Boost.Fiber takes seconds here (a million stacks touched): three repetitions.
   s.measure("skynet", "boost.fiber", p, threads, [&] {
     std::uint64_t sum = 0;
     with_fibers(p, [&] {
@@ -109,7 +110,7 @@ void skynet(Suite& s, std::size_t p, std::uint64_t leaves) {
       root.join();
     });
     check_skynet(sum, leaves);
-  }, leaves);
+  }, leaves, 3);
 }
 
 }  // namespace
