@@ -47,7 +47,7 @@ def build_suite(build_dir):
     run(["ninja", "-C", build_dir, "benchmarks/presto_bench"], stdout=sys.stderr)
 
 
-def go_peer(args, build_dir, counts, out_dir):
+def go_peer(args, build_dir, counts):
     """Builds and runs the Go peer; returns the path of its JSON lines, or None without Go."""
     go = shutil.which("go")
     if go is None:
@@ -59,7 +59,7 @@ def go_peer(args, build_dir, counts, out_dir):
     cmd = [exe, "-processors", str(args.processors), "-counts", counts] + (["-quick"] if args.quick else [])
     out = run(cmd, stdout=subprocess.PIPE).stdout
     sys.stdout.write(out)
-    path = os.path.join(out_dir, "go.jsonl")
+    path = os.path.join(build_dir, "benchmarks", "go.jsonl")
     with open(path, "w") as f:
         f.write(out)
     return path
@@ -69,7 +69,7 @@ def run_suite(args, build_dir, out_dir):
     bench = os.path.join(build_dir, "benchmarks", "presto_bench")
     common = ["--processors", str(args.processors)] + (["--quick"] if args.quick else [])
     counts = run([bench, "--figure3-counts"] + common, stdout=subprocess.PIPE).stdout.strip()
-    peers = go_peer(args, build_dir, counts, out_dir)
+    peers = go_peer(args, build_dir, counts)
     cmd = [bench] + common + (["--peers", peers] if peers else [])
     log(" ".join(cmd))
     lines = []
@@ -309,9 +309,10 @@ def machine():
     return f"{cpu}, {os.cpu_count()} hardware threads{mem}, Linux {platform.release()}"
 
 
-def report(ms, ratios, made, plot_rel, quick):
+def report(ms, ratios, made, plot_rel, quick, note):
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
-    parts = [f"Measured {when} on {machine()}" + (" (--quick: reduced counts)" if quick else "") + ".", "",
+    parts = [f"Measured {when} on {machine()}" + (" (--quick: reduced counts)" if quick else "") + "."
+             + (f" {note}" if note else ""), "",
              "### Targets (PRESTO beside each peer, same run)", "", ratio_table(ratios), "",
              "### Every measurement (median of the repetitions ± spread = (max − min) / median)", "",
              comparison_table(ms), "", "### Plots", ""]
@@ -340,6 +341,7 @@ def main():
                     "quick-results with --quick)")
     ap.add_argument("--processors", type=int, default=os.cpu_count(), help="curves run on 1..N processors")
     ap.add_argument("--no-build", action="store_true", help="do not run ninja first")
+    ap.add_argument("--note", default="", help="a remark printed under the date (e.g. how quiet the machine was)")
     args = ap.parse_args()
     build_dir = os.path.abspath(args.build_dir)
     out_dir = args.out or (os.path.join(build_dir, "benchmarks", "quick-results") if args.quick
@@ -352,7 +354,7 @@ def main():
     plot_dir = os.path.join(ROOT, "docs", "benchmarks") if full else os.path.join(out_dir, "plots")
     made = plots(ms, plot_dir)
     plot_rel = "benchmarks" if full else "plots"
-    section = report(ms, ratios, made, plot_rel, args.quick)
+    section = report(ms, ratios, made, plot_rel, args.quick, args.note)
     with open(os.path.join(out_dir, "table.md"), "w") as f:
         f.write(section + "\n")
     if full:

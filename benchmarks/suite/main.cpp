@@ -10,6 +10,7 @@
 //   --only GROUP,..  switching, threads, locks, matmul, memory (default: all)
 //   --peers FILE     measurement lines of peer programs (the Go peer) to include in the ratios
 
+#include <algorithm>
 #include <cstdio>
 #include <cstring>
 #include <fstream>

@@ -7,6 +7,7 @@
 //             element): the tail-effect hump at small T, and what many threads cost.
 // One operation = one whole multiplication.
 
+#include <algorithm>
 #include <boost/fiber/all.hpp>
 #include <stdexcept>
 #include <thread>

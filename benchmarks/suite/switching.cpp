@@ -2,6 +2,7 @@
 // the paper's switch_test (Table III: each thread enters the monitor, signals the condition
 // and waits on it) on one and two processors. One operation = one switch / one hand-off.
 
+#include <algorithm>
 #include <boost/context/fiber.hpp>
 #include <boost/fiber/all.hpp>
 #include <condition_variable>
