@@ -274,7 +274,20 @@ def plots(ms, plot_dir):
         made.append(("skynet.svg", f"skynet: {leaves:,} leaves, {sum(leaves // 10 ** k for k in range(7) if leaves // 10 ** k):,} "
                      "threads in all; total time against processors."))
 
-    # Thread-count scaling: Table II, time to create and destroy 100,000 threads.
+    # Thread-count scaling: skynet's cost per thread as the tree grows, on all processors.
+    pmax = max((m["processors"] for m in ms if m["name"] == "skynet"), default=0)
+    series = []
+    for system in ("presto", "boost.fiber", "go"):
+        s = curve("skynet", system, pmax, y=lambda m: m["per_op"])
+        if s:
+            series.append((system, COLORS[system], s, False))
+    if svg_chart(os.path.join(plot_dir, "skynet_scaling.svg"), f"skynet on {pmax} processors: cost per thread",
+                 "leaves (log)", "ns per thread (log)", series, logx=True, logy=True):
+        made.append(("skynet_scaling.svg", "Thread-count scaling: skynet's time per thread as the tree grows from "
+                     "a hundred-odd threads to over a million; in the smallest trees, starting and halting the run "
+                     "(waking and parking the processors) dominates."))
+
+    # Processor scaling: Table II, time to create and destroy 100,000 threads.
     series = []
     for system in ("presto", "std"):
         s = curve("create_destroy", system, x="processors", y=lambda m: m["per_op"] * 100_000 / 1e6)

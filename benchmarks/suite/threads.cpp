@@ -1,7 +1,10 @@
 // Threads: fork + join of an empty thread, the paper's Table II (create and destroy 100,000
 // threads on 1..P processors) and skynet (a tree of threads, ten children per node, that
-// sums the leaves' numbers: 1,111,111 threads for 1,000,000 leaves).
+// sums the leaves' numbers: 1,111,111 threads for 1,000,000 leaves), on 1..P processors and,
+// on P, with 1,000x, 100x and 10x fewer leaves, at least 100 (the cost per thread as the count
+// grows; the smallest trees show the cost of starting and halting a run).
 
+#include <algorithm>
 #include <boost/fiber/all.hpp>
 #include <stdexcept>
 #include <thread>
@@ -119,7 +122,12 @@ void run_threads(Suite& s) {
   const Options& o = s.options();
   fork_join(s, o.scaled(2'000'000, 100'000));
   for (std::size_t p = 1; p <= o.max_processors; ++p) create_destroy(s, p, o.scaled(100'000, 20'000));
-  for (std::size_t p = 1; p <= o.max_processors; ++p) skynet(s, p, o.scaled(1'000'000, 10'000));
+  const std::uint64_t leaves = o.scaled(1'000'000, 10'000);
+  for (std::size_t p = 1; p <= o.max_processors; ++p) skynet(s, p, leaves);
+  // Thread-count scaling: the cost per thread as the tree grows, on all processors.
+  for (std::uint64_t smaller = std::max<std::uint64_t>(leaves / 1000, 100); smaller < leaves; smaller *= 10) {
+    skynet(s, o.max_processors, smaller);
+  }
 }
 
 }  // namespace presto::bench

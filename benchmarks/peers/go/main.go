@@ -152,12 +152,13 @@ func skynet(c chan uint64, num, size uint64) {
 	c <- sum
 }
 
-func skynets(maxP int, leaves uint64) {
+// skynets measures skynet with `leaves` leaves on minP..maxP processors.
+func skynets(minP, maxP int, leaves uint64) {
 	threads := uint64(0)
 	for level := leaves; level >= 1; level /= 10 {
 		threads += leaves / level
 	}
-	for p := 1; p <= maxP; p++ {
+	for p := minP; p <= maxP; p++ {
 		measure("skynet", p, threads, leaves, func() {
 			c := make(chan uint64, 1)
 			go skynet(c, 0, leaves)
@@ -273,6 +274,10 @@ func main() {
 	if *maxP >= 2 {
 		channelPingPong(2, scaled(*quick, 400_000, 20_000))
 	}
-	skynets(*maxP, scaled(*quick, 1_000_000, 10_000))
+	leaves := scaled(*quick, 1_000_000, 10_000)
+	skynets(1, *maxP, leaves)
+	for smaller := max(leaves/1000, 100); smaller < leaves; smaller *= 10 {
+		skynets(*maxP, *maxP, smaller)
+	}
 	matmul(*maxP, counts)
 }
