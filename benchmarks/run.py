@@ -114,7 +114,7 @@ def fmt_quantity(v, unit):
 
 def fmt_value(m):
     spread = "" if m["repetitions"] < 2 else f" ±{m['spread_pct']:.0f}%"
-    return fmt_quantity(m["per_op"], m["unit"]) + spread
+    return fmt_quantity(m["ns_per_op"], m["unit"]) + spread
 
 
 def ratio_table(ratios):
@@ -228,7 +228,7 @@ def plots(ms, plot_dir):
     os.makedirs(plot_dir, exist_ok=True)
     made = []
 
-    def curve(name, system, procs=None, x="param", y=lambda m: m["per_op"] / 1e6):
+    def curve(name, system, procs=None, x="param", y=lambda m: m["ns_per_op"] / 1e6):
         s = [(m[x], y(m)) for m in ms if m["name"] == name and m["system"] == system
              and (procs is None or m["processors"] == procs)]
         return s
@@ -265,7 +265,7 @@ def plots(ms, plot_dir):
     # Skynet: total time against processors.
     series = []
     for system in ("presto", "boost.fiber", "go"):
-        s = curve("skynet", system, x="processors", y=lambda m: m["per_op"] * m["operations"] / 1e6)
+        s = curve("skynet", system, x="processors", y=lambda m: m["ns_per_op"] * m["operations"] / 1e6)
         if s:
             series.append((system, COLORS[system], s, False))
     leaves = next((m["param"] for m in ms if m["name"] == "skynet"), 0)
@@ -278,7 +278,7 @@ def plots(ms, plot_dir):
     pmax = max((m["processors"] for m in ms if m["name"] == "skynet"), default=0)
     series = []
     for system in ("presto", "boost.fiber", "go"):
-        s = curve("skynet", system, pmax, y=lambda m: m["per_op"])
+        s = curve("skynet", system, pmax, y=lambda m: m["ns_per_op"])
         if s:
             series.append((system, COLORS[system], s, False))
     if svg_chart(os.path.join(plot_dir, "skynet_scaling.svg"), f"skynet on {pmax} processors: cost per thread",
@@ -290,7 +290,7 @@ def plots(ms, plot_dir):
     # Processor scaling: Table II, time to create and destroy 100,000 threads.
     series = []
     for system in ("presto", "std"):
-        s = curve("create_destroy", system, x="processors", y=lambda m: m["per_op"] * 100_000 / 1e6)
+        s = curve("create_destroy", system, x="processors", y=lambda m: m["ns_per_op"] * 100_000 / 1e6)
         if s:
             series.append((system, COLORS[system], s, False))
     if svg_chart(os.path.join(plot_dir, "table2_create_destroy.svg"), "Table II: create and destroy 100,000 threads",

@@ -71,7 +71,11 @@ void print_targets(const Suite& s) {
       std::printf("target not measured in this run: %s\n", spec.what.c_str());
       continue;
     }
-    ratios.push_back({spec.what, spec.presto, spec.baseline, spec.target, spec.at_most});
+    if (spec.absolute) {
+      ratios.emplace_back(spec.what, *spec.presto, spec.target, spec.at_most);
+    } else {
+      ratios.emplace_back(spec.what, *spec.presto, *spec.baseline, spec.target, spec.at_most);
+    }
   }
   print_ratios(ratios);
 }

@@ -40,7 +40,7 @@ std::uint64_t resident_bytes() {
 Result memory_result(std::string name, std::string system, std::uint64_t threads, std::uint64_t before,
                      std::uint64_t after) {
   double per = (static_cast<double>(after) - static_cast<double>(before)) / static_cast<double>(threads);
-  return Result{std::move(name), std::move(system), 1, threads, threads, per, per, per, 1, "bytes"};
+  return Result{std::move(name), std::move(system), 1, threads, per, per, per, 1, threads, "bytes"};
 }
 
 // Runs `measurement` in a child process and adds the Result it sends back as a JSON line.

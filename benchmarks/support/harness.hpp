@@ -4,11 +4,12 @@
 // measured in the same run. No timed assertions: numbers are printed, never checked.
 //
 // JSON line of a measurement (the Go peer, benchmarks/peers/go, prints the same):
-//   {"name":"yield","system":"presto","processors":1,"param":0,"per_op":27.1,"min":26.0,
-//    "max":29.3,"spread_pct":12.2,"unit":"ns","operations":2000000,"repetitions":7}
-// per_op is the median over the repetitions of (time of one repetition / operations); min and
-// max are the extremes, spread_pct = (max - min) / median in percent. `param` is a workload
-// parameter (thread count of a curve, ...; 0 if none). unit "bytes" marks memory figures.
+//   {"name":"yield","system":"presto","processors":1,"ns_per_op":27.1,"min_ns":26.0,"max_ns":29.3,
+//    "operations":2000000,"repetitions":7,"param":0,"spread_pct":12.2,"unit":"ns"}
+// ns_per_op is the median over the repetitions of (time of one repetition / operations);
+// min_ns and max_ns are the extremes, spread_pct = (max - min) / median in percent. `param` is
+// a workload parameter (thread count of a curve, ...; 0 if none). unit "bytes" marks a memory
+// figure: the three values are then bytes (the names stay, for the programs that read them).
 //
 // JSON line of a ratio (print_ratios):
 //   {"ratio":"yield / raw Boost.Context switch","value":4.1,"target":3,"at_most":true,"met":false}
@@ -29,23 +30,25 @@ struct Result {
   std::string name;     // what was measured, e.g. "yield"
   std::string system;   // who did it: "presto", "boost.context", "boost.fiber", "std", "go"
   std::size_t processors = 1;
-  std::uint64_t param = 0;       // workload parameter (thread count of a curve); 0: none
   std::uint64_t operations = 0;  // per repetition
-  double median = 0;  // per operation, in `unit`
-  double min = 0;
-  double max = 0;
+  double median_ns = 0;  // per operation; in bytes when unit is "bytes"
+  double min_ns = 0;
+  double max_ns = 0;
   int repetitions = 0;
+  std::uint64_t param = 0;  // workload parameter (thread count of a curve); 0: none
   std::string unit = "ns";
 
-  double spread_pct() const { return median > 0 ? 100.0 * (max - min) / median : 0; }
+  double spread_pct() const { return median_ns > 0 ? 100.0 * (max_ns - min_ns) / median_ns : 0; }
 };
 
 inline void print_json(const Result& r, std::FILE* out = stdout) {
   std::fprintf(out,
-      "{\"name\":\"%s\",\"system\":\"%s\",\"processors\":%zu,\"param\":%llu,\"per_op\":%.2f,\"min\":%.2f,"
-      "\"max\":%.2f,\"spread_pct\":%.1f,\"unit\":\"%s\",\"operations\":%llu,\"repetitions\":%d}\n",
-      r.name.c_str(), r.system.c_str(), r.processors, static_cast<unsigned long long>(r.param), r.median, r.min,
-      r.max, r.spread_pct(), r.unit.c_str(), static_cast<unsigned long long>(r.operations), r.repetitions);
+               "{\"name\":\"%s\",\"system\":\"%s\",\"processors\":%zu,\"ns_per_op\":%.2f,\"min_ns\":%.2f,"
+               "\"max_ns\":%.2f,\"operations\":%llu,\"repetitions\":%d,\"param\":%llu,\"spread_pct\":%.1f,"
+               "\"unit\":\"%s\"}\n",
+               r.name.c_str(), r.system.c_str(), r.processors, r.median_ns, r.min_ns, r.max_ns,
+               static_cast<unsigned long long>(r.operations), r.repetitions, static_cast<unsigned long long>(r.param),
+               r.spread_pct(), r.unit.c_str());
   std::fflush(out);
 }
 
@@ -63,8 +66,8 @@ inline Result measure(std::string name, std::string system, std::size_t processo
     per_op.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(operations));
   }
   std::sort(per_op.begin(), per_op.end());
-  Result res{std::move(name), std::move(system), processors, param, operations, per_op[per_op.size() / 2],
-             per_op.front(), per_op.back(), repetitions};
+  Result res{std::move(name), std::move(system), processors, operations, per_op[per_op.size() / 2],
+             per_op.front(), per_op.back(), repetitions, param};
   print_json(res);
   return res;
 }
@@ -84,7 +87,7 @@ inline std::optional<Result> parse_json(const std::string& line) {
     auto end = line.find_first_of(",}", at);
     return line.substr(at, end - at);
   };
-  auto name = field("name"), system = field("system"), per_op = field("per_op");
+  auto name = field("name"), system = field("system"), per_op = field("ns_per_op");
   if (!name || !system || !per_op) return std::nullopt;
   Result r;
   r.name = *name;
@@ -92,9 +95,9 @@ inline std::optional<Result> parse_json(const std::string& line) {
   r.processors = std::strtoull(field("processors").value_or("1").c_str(), nullptr, 10);
   r.param = std::strtoull(field("param").value_or("0").c_str(), nullptr, 10);
   r.operations = std::strtoull(field("operations").value_or("0").c_str(), nullptr, 10);
-  r.median = std::strtod(per_op->c_str(), nullptr);
-  r.min = std::strtod(field("min").value_or(*per_op).c_str(), nullptr);
-  r.max = std::strtod(field("max").value_or(*per_op).c_str(), nullptr);
+  r.median_ns = std::strtod(per_op->c_str(), nullptr);
+  r.min_ns = std::strtod(field("min_ns").value_or(*per_op).c_str(), nullptr);
+  r.max_ns = std::strtod(field("max_ns").value_or(*per_op).c_str(), nullptr);
   r.repetitions = std::atoi(field("repetitions").value_or("1").c_str());
   r.unit = field("unit").value_or("ns");
   return r;
@@ -102,16 +105,22 @@ inline std::optional<Result> parse_json(const std::string& line) {
 
 // One line of the summary: PRESTO's figure over the baseline's, with the target it must meet.
 // Without a baseline, PRESTO's figure itself (in its unit) is compared with the target.
+// Both Results must outlive the Ratio.
 struct Ratio {
+  Ratio(std::string what, const Result& presto, const Result& baseline, double target, bool at_most)
+      : what(std::move(what)), presto(&presto), baseline(&baseline), target(target), at_most(at_most) {}
+  Ratio(std::string what, const Result& presto, double target, bool at_most)  // an absolute target
+      : what(std::move(what)), presto(&presto), target(target), at_most(at_most) {}
+
   std::string what;
   const Result* presto;
-  const Result* baseline;  // nullptr: an absolute target
-  double target;           // e.g. 3.0
-  bool at_most;            // true: value <= target; false: value >= target
+  const Result* baseline = nullptr;
+  double target;  // e.g. 3.0
+  bool at_most;   // true: value <= target; false: value >= target
   // at_most: presto / baseline; otherwise baseline / presto ("n times faster").
   double value() const {
-    if (baseline == nullptr) return presto->median;
-    return at_most ? presto->median / baseline->median : baseline->median / presto->median;
+    if (baseline == nullptr) return presto->median_ns;
+    return at_most ? presto->median_ns / baseline->median_ns : baseline->median_ns / presto->median_ns;
   }
   bool met() const { return at_most ? value() <= target : value() >= target; }
 };
@@ -124,8 +133,8 @@ inline void print_ratios(const std::vector<Ratio>& ratios) {
     double v = r.value();
     const char* x = r.baseline != nullptr ? "x" : " ";
     char base[32] = "-";
-    if (r.baseline != nullptr) std::snprintf(base, sizeof base, "%.2f", r.baseline->median);
-    std::printf("%-58s %12.2f %12s %9.2f%s %s%8.2f%s %s", r.what.c_str(), r.presto->median, base, v, x,
+    if (r.baseline != nullptr) std::snprintf(base, sizeof base, "%.2f", r.baseline->median_ns);
+    std::printf("%-58s %12.2f %12s %9.2f%s %s%8.2f%s %s", r.what.c_str(), r.presto->median_ns, base, v, x,
                 r.at_most ? "<=" : ">=", r.target, x, r.met() ? "yes" : "NO");
     if (!r.met()) std::printf(" (off by %.2fx)", r.at_most ? v / r.target : r.target / v);
     std::printf("\n");
@@ -133,7 +142,7 @@ inline void print_ratios(const std::vector<Ratio>& ratios) {
   for (const Ratio& r : ratios) {
     std::printf("{\"ratio\":\"%s\",\"presto\":%.2f,\"baseline\":%.2f,\"unit\":\"%s\",\"value\":%.3f,\"target\":%.2f,"
                 "\"at_most\":%s,\"met\":%s}\n",
-                r.what.c_str(), r.presto->median, r.baseline != nullptr ? r.baseline->median : 0.0,
+                r.what.c_str(), r.presto->median_ns, r.baseline != nullptr ? r.baseline->median_ns : 0.0,
                 r.presto->unit.c_str(), r.value(), r.target, r.at_most ? "true" : "false", r.met() ? "true" : "false");
   }
   std::fflush(stdout);

@@ -31,9 +31,9 @@ func (r result) print() {
 	if r.median > 0 {
 		spread = 100 * (r.max - r.min) / r.median
 	}
-	fmt.Printf("{\"name\":\"%s\",\"system\":\"%s\",\"processors\":%d,\"param\":%d,\"per_op\":%.2f,\"min\":%.2f,"+
-		"\"max\":%.2f,\"spread_pct\":%.1f,\"unit\":\"%s\",\"operations\":%d,\"repetitions\":%d}\n",
-		r.name, r.system, r.processors, r.param, r.median, r.min, r.max, spread, r.unit, r.ops, r.reps)
+	fmt.Printf("{\"name\":\"%s\",\"system\":\"%s\",\"processors\":%d,\"ns_per_op\":%.2f,\"min_ns\":%.2f,"+
+		"\"max_ns\":%.2f,\"operations\":%d,\"repetitions\":%d,\"param\":%d,\"spread_pct\":%.1f,\"unit\":\"%s\"}\n",
+		r.name, r.system, r.processors, r.median, r.min, r.max, r.ops, r.reps, r.param, spread, r.unit)
 }
 
 // measure runs body once to warm up, then `repetitions` times, on p processors, and prints
