@@ -2,12 +2,25 @@
 // A tiny benchmark harness: runs a measurement several times, reports the median with its
 // spread, prints one JSON line per measurement and, at the end, ratios against baselines
 // measured in the same run. No timed assertions: numbers are printed, never checked.
+//
+// JSON line of a measurement (the Go peer, benchmarks/peers/go, prints the same):
+//   {"name":"yield","system":"presto","processors":1,"ns_per_op":27.1,"min_ns":26.0,"max_ns":29.3,
+//    "operations":2000000,"repetitions":7,"param":0,"spread_pct":12.2,"unit":"ns"}
+// ns_per_op is the median over the repetitions of (time of one repetition / operations);
+// min_ns and max_ns are the extremes, spread_pct = (max - min) / median in percent. `param` is
+// a workload parameter (thread count of a curve, ...; 0 if none). unit "bytes" marks a memory
+// figure: the three values are then bytes (the names stay, for the programs that read them).
+//
+// JSON line of a ratio (print_ratios):
+//   {"ratio":"yield / raw Boost.Context switch","value":4.1,"target":3,"at_most":true,"met":false}
 
 #include <algorithm>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -15,19 +28,34 @@ namespace presto::bench {
 
 struct Result {
   std::string name;     // what was measured, e.g. "yield"
-  std::string system;   // who did it: "presto", "boost.context", "boost.fiber", "std"
+  std::string system;   // who did it: "presto", "boost.context", "boost.fiber", "std", "go"
   std::size_t processors = 1;
   std::uint64_t operations = 0;  // per repetition
-  double median_ns = 0;  // per operation
+  double median_ns = 0;  // per operation; in bytes when unit is "bytes"
   double min_ns = 0;
   double max_ns = 0;
   int repetitions = 0;
+  std::uint64_t param = 0;  // workload parameter (thread count of a curve); 0: none
+  std::string unit = "ns";
+
+  double spread_pct() const { return median_ns > 0 ? 100.0 * (max_ns - min_ns) / median_ns : 0; }
 };
 
+inline void print_json(const Result& r, std::FILE* out = stdout) {
+  std::fprintf(out,
+               "{\"name\":\"%s\",\"system\":\"%s\",\"processors\":%zu,\"ns_per_op\":%.2f,\"min_ns\":%.2f,"
+               "\"max_ns\":%.2f,\"operations\":%llu,\"repetitions\":%d,\"param\":%llu,\"spread_pct\":%.1f,"
+               "\"unit\":\"%s\"}\n",
+               r.name.c_str(), r.system.c_str(), r.processors, r.median_ns, r.min_ns, r.max_ns,
+               static_cast<unsigned long long>(r.operations), r.repetitions, static_cast<unsigned long long>(r.param),
+               r.spread_pct(), r.unit.c_str());
+  std::fflush(out);
+}
+
 // Runs `body` (which performs `operations` operations and returns nothing) `repetitions`
-// times after one warm-up run, and returns per-operation times.
+// times after one warm-up run, prints the JSON line and returns per-operation times.
 inline Result measure(std::string name, std::string system, std::size_t processors, std::uint64_t operations,
-                      int repetitions, const std::function<void()>& body) {
+                      int repetitions, const std::function<void()>& body, std::uint64_t param = 0) {
   using clock = std::chrono::steady_clock;
   body();  // warm up caches, pools and stacks
   std::vector<double> per_op;
@@ -39,33 +67,85 @@ inline Result measure(std::string name, std::string system, std::size_t processo
   }
   std::sort(per_op.begin(), per_op.end());
   Result res{std::move(name), std::move(system), processors, operations, per_op[per_op.size() / 2],
-             per_op.front(), per_op.back(), repetitions};
-  std::printf(
-      "{\"name\":\"%s\",\"system\":\"%s\",\"processors\":%zu,\"ns_per_op\":%.2f,\"min_ns\":%.2f,\"max_ns\":%.2f,"
-      "\"operations\":%llu,\"repetitions\":%d}\n",
-      res.name.c_str(), res.system.c_str(), res.processors, res.median_ns, res.min_ns, res.max_ns,
-      static_cast<unsigned long long>(res.operations), res.repetitions);
-  std::fflush(stdout);
+             per_op.front(), per_op.back(), repetitions, param};
+  print_json(res);
   return res;
 }
 
-// One line of the summary: PRESTO's time over the baseline's, with the target it must meet.
+// Parses a measurement line printed by print_json (here or by a peer program); nullopt for
+// any other line. Only this harness's own format is understood: flat, keys quoted, no escapes.
+inline std::optional<Result> parse_json(const std::string& line) {
+  auto field = [&line](const char* key) -> std::optional<std::string> {
+    std::string k = std::string("\"") + key + "\":";
+    auto at = line.find(k);
+    if (at == std::string::npos) return std::nullopt;
+    at += k.size();
+    if (line[at] == '"') {
+      auto end = line.find('"', at + 1);
+      return line.substr(at + 1, end - at - 1);
+    }
+    auto end = line.find_first_of(",}", at);
+    return line.substr(at, end - at);
+  };
+  auto name = field("name"), system = field("system"), per_op = field("ns_per_op");
+  if (!name || !system || !per_op) return std::nullopt;
+  Result r;
+  r.name = *name;
+  r.system = *system;
+  r.processors = std::strtoull(field("processors").value_or("1").c_str(), nullptr, 10);
+  r.param = std::strtoull(field("param").value_or("0").c_str(), nullptr, 10);
+  r.operations = std::strtoull(field("operations").value_or("0").c_str(), nullptr, 10);
+  r.median_ns = std::strtod(per_op->c_str(), nullptr);
+  r.min_ns = std::strtod(field("min_ns").value_or(*per_op).c_str(), nullptr);
+  r.max_ns = std::strtod(field("max_ns").value_or(*per_op).c_str(), nullptr);
+  r.repetitions = std::atoi(field("repetitions").value_or("1").c_str());
+  r.unit = field("unit").value_or("ns");
+  return r;
+}
+
+// One line of the summary: PRESTO's figure over the baseline's, with the target it must meet.
+// Without a baseline, PRESTO's figure itself (in its unit) is compared with the target.
+// Both Results must outlive the Ratio.
 struct Ratio {
+  Ratio(std::string what, const Result& presto, const Result& baseline, double target, bool at_most)
+      : what(std::move(what)), presto(&presto), baseline(&baseline), target(target), at_most(at_most) {}
+  Ratio(std::string what, const Result& presto, double target, bool at_most)  // an absolute target
+      : what(std::move(what)), presto(&presto), target(target), at_most(at_most) {}
+
   std::string what;
-  const Result& presto;
-  const Result& baseline;
-  double target;        // e.g. 3.0
-  bool at_most;         // true: ratio <= target; false: baseline/presto >= target
+  const Result* presto;
+  const Result* baseline = nullptr;
+  double target;  // e.g. 3.0
+  bool at_most;   // true: value <= target; false: value >= target
+  // at_most: presto / baseline; otherwise baseline / presto ("n times faster").
+  double value() const {
+    if (baseline == nullptr) return presto->median_ns;
+    return at_most ? presto->median_ns / baseline->median_ns : baseline->median_ns / presto->median_ns;
+  }
+  bool met() const { return at_most ? value() <= target : value() >= target; }
 };
 
+// Prints the table, then one JSON line per ratio. A missed target reads "NO" with how far off
+// it is: the factor by which PRESTO's figure must still shrink.
 inline void print_ratios(const std::vector<Ratio>& ratios) {
-  std::printf("\n%-44s %12s %12s %10s %10s %s\n", "ratio", "presto ns", "baseline ns", "value", "target", "met");
+  std::printf("\n%-58s %12s %12s %10s %10s %s\n", "ratio", "presto", "baseline", "value", "target", "met");
   for (const Ratio& r : ratios) {
-    double value = r.at_most ? r.presto.median_ns / r.baseline.median_ns : r.baseline.median_ns / r.presto.median_ns;
-    bool met = r.at_most ? value <= r.target : value >= r.target;
-    std::printf("%-44s %12.2f %12.2f %9.2fx %s%8.2fx %s\n", r.what.c_str(), r.presto.median_ns, r.baseline.median_ns,
-                value, r.at_most ? "<=" : ">=", r.target, met ? "yes" : "NO");
+    double v = r.value();
+    const char* x = r.baseline != nullptr ? "x" : " ";
+    char base[32] = "-";
+    if (r.baseline != nullptr) std::snprintf(base, sizeof base, "%.2f", r.baseline->median_ns);
+    std::printf("%-58s %12.2f %12s %9.2f%s %s%8.2f%s %s", r.what.c_str(), r.presto->median_ns, base, v, x,
+                r.at_most ? "<=" : ">=", r.target, x, r.met() ? "yes" : "NO");
+    if (!r.met()) std::printf(" (off by %.2fx)", r.at_most ? v / r.target : r.target / v);
+    std::printf("\n");
   }
+  for (const Ratio& r : ratios) {
+    std::printf("{\"ratio\":\"%s\",\"presto\":%.2f,\"baseline\":%.2f,\"unit\":\"%s\",\"value\":%.3f,\"target\":%.2f,"
+                "\"at_most\":%s,\"met\":%s}\n",
+                r.what.c_str(), r.presto->median_ns, r.baseline != nullptr ? r.baseline->median_ns : 0.0,
+                r.presto->unit.c_str(), r.value(), r.target, r.at_most ? "true" : "false", r.met() ? "true" : "false");
+  }
+  std::fflush(stdout);
 }
 
 }  // namespace presto::bench

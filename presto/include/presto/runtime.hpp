@@ -50,7 +50,7 @@ struct RuntimeConfig {
   std::size_t processors = 0;
   // Usable bytes of a thread's stack, unless the thread asks for another size. 64 KiB holds
   // the deepest stack of the test suite and the apps with room to spare, and costs about
-  // 4-8 KiB of resident memory per blocked thread (measured: benchmarks/micro/core_ratios).
+  // 4-8 KiB of resident memory per blocked thread (measured: benchmarks/suite/memory.cpp).
   std::size_t stack_size = 64 * 1024;
   // Control blocks of finished threads kept per processor for reuse by the next fork (0:
   // none). Reuse saves an allocation and, for bursts of thousands of threads, the page faults

@@ -1,0 +1,3 @@
+module presto/benchmarks/peers/go
+
+go 1.21

@@ -1,0 +1,381 @@
+#!/usr/bin/env python3
+"""Runs PRESTO's benchmark suite beside its peers and regenerates every result from one run.
+
+    benchmarks/run.py            full run (several minutes): writes benchmarks/results/,
+                                 the plots in docs/benchmarks/ and the results section of
+                                 docs/benchmarks.md
+    benchmarks/run.py --quick    reduced counts (well under a minute, CI's smoke run):
+                                 writes BUILD/benchmarks/quick-results/ only
+
+Steps: builds presto_bench (ninja), builds and runs the Go peer (benchmarks/peers/go) when a
+Go toolchain is installed, runs presto_bench with the Go results so that every ratio comes
+from this one run, then writes results.jsonl (one JSON line per measurement and per ratio),
+table.md and SVG plots. Standard library only.
+"""
+
+import argparse
+import datetime
+import json
+import math
+import os
+import platform
+import shutil
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+DOC = os.path.join(ROOT, "docs", "benchmarks.md")
+BEGIN, END = "<!-- results:begin (benchmarks/run.py writes this section) -->", "<!-- results:end -->"
+
+SYSTEMS = ["presto", "boost.context", "boost.fiber", "std", "go"]
+COLORS = {"presto": "#d62728", "boost.context": "#7f7f7f", "boost.fiber": "#1f77b4", "std": "#2ca02c",
+          "go": "#9467bd", "optimal": "#000000"}
+
+
+def log(msg):
+    print(f"run.py: {msg}", flush=True)
+
+
+def run(cmd, **kw):
+    log(" ".join(cmd))
+    return subprocess.run(cmd, check=True, text=True, **kw)
+
+
+# ---------------------------------------------------------------- running
+
+def build_suite(build_dir):
+    run(["ninja", "-C", build_dir, "benchmarks/presto_bench"], stdout=sys.stderr)
+
+
+def go_peer(args, build_dir, counts):
+    """Builds and runs the Go peer; returns the path of its JSON lines, or None without Go."""
+    go = shutil.which("go")
+    if go is None:
+        log("no Go toolchain on PATH: the Go peer is skipped (its ratios read 'not measured')")
+        return None
+    exe = os.path.join(build_dir, "benchmarks", "go-peer")
+    env = dict(os.environ, GOTOOLCHAIN="local", GOPROXY="off", GOFLAGS="-mod=mod")
+    run([go, "build", "-o", exe, "."], cwd=os.path.join(ROOT, "benchmarks", "peers", "go"), env=env)
+    cmd = [exe, "-processors", str(args.processors), "-counts", counts] + (["-quick"] if args.quick else [])
+    out = run(cmd, stdout=subprocess.PIPE).stdout
+    sys.stdout.write(out)
+    path = os.path.join(build_dir, "benchmarks", "go.jsonl")
+    with open(path, "w") as f:
+        f.write(out)
+    return path
+
+
+def run_suite(args, build_dir, out_dir):
+    bench = os.path.join(build_dir, "benchmarks", "presto_bench")
+    common = ["--processors", str(args.processors)] + (["--quick"] if args.quick else [])
+    counts = run([bench, "--figure3-counts"] + common, stdout=subprocess.PIPE).stdout.strip()
+    peers = go_peer(args, build_dir, counts)
+    cmd = [bench] + common + (["--peers", peers] if peers else [])
+    log(" ".join(cmd))
+    lines = []
+    with subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) as p:
+        for line in p.stdout:
+            sys.stdout.write(line)
+            sys.stdout.flush()
+            lines.append(line)
+    if p.returncode != 0:
+        sys.exit(f"run.py: presto_bench failed ({p.returncode})")
+    measurements, ratios = [], []
+    for line in lines:
+        if line.startswith("{"):
+            rec = json.loads(line)
+            (ratios if "ratio" in rec else measurements).append(rec)
+    if peers:
+        with open(peers) as f:
+            measurements += [json.loads(l) for l in f if l.startswith("{")]
+    with open(os.path.join(out_dir, "results.jsonl"), "w") as f:
+        for rec in measurements + ratios:
+            f.write(json.dumps(rec) + "\n")
+    return measurements, ratios
+
+
+# ---------------------------------------------------------------- tables
+
+def find(ms, name, system, processors, param=0):
+    for m in ms:
+        if (m["name"], m["system"], m["processors"], m["param"]) == (name, system, processors, param):
+            return m
+    return None
+
+
+def fmt_quantity(v, unit):
+    if unit == "bytes":
+        return f"{v / 1024:.1f} KiB"
+    for scale, suffix in ((1e9, "s"), (1e6, "ms"), (1e3, "µs")):
+        if v >= scale:
+            return f"{v / scale:.3g} {suffix}"
+    return f"{v:.3g} ns"
+
+
+def fmt_value(m):
+    spread = "" if m["repetitions"] < 2 else f" ±{m['spread_pct']:.0f}%"
+    return fmt_quantity(m["ns_per_op"], m["unit"]) + spread
+
+
+def ratio_table(ratios):
+    rows = ["| target | PRESTO | baseline | ratio | target | met |", "|---|---|---|---|---|---|"]
+    for r in ratios:
+        absolute = r["baseline"] == 0
+        base = "—" if absolute else fmt_quantity(r["baseline"], r["unit"])
+        met = "yes" if r["met"] else "**NO**"
+        if not r["met"]:
+            off = r["value"] / r["target"] if r["at_most"] else r["target"] / r["value"]
+            met += f" (off by {off:.2f}×)"
+        value, target = (fmt_quantity(r["value"], r["unit"]), fmt_quantity(r["target"], r["unit"])) if absolute \
+            else (f"{r['value']:.3g}×", f"{r['target']:g}×")
+        rows.append(f"| {r['ratio']} | {fmt_quantity(r['presto'], r['unit'])} | {base} | {value} | "
+                    f"{'≤' if r['at_most'] else '≥'} {target} | {met} |")
+    return "\n".join(rows)
+
+
+# What each workload is, in the order of the comparison table.
+WORKLOADS = [
+    ("yield", "yield ping-pong, per switch"),
+    ("fork_join", "fork + join of an empty thread"),
+    ("create_destroy", "Table II: create + destroy, per thread"),
+    ("lock_test", "Table III lock_test: lock + unlock (presto::Lock, std::mutex, fibers::mutex, sync.Mutex)"),
+    ("monitor_test", "Table III monitor_test: Monitor entry + exit"),
+    ("spin_test", "Table III spin_test: Spinlock lock + unlock"),
+    ("atom_test", "Table III atom_test: atomic increment"),
+    ("switch_test", "Table III switch_test: condition ping-pong, per hand-off (Go: unbuffered channel)"),
+    ("skynet", "skynet, per thread (param: leaves)"),
+    ("matmul_speedup", "Fig. 2: matrix multiplication, one thread per processor (param: n)"),
+    ("blocked_memory", "resident memory per blocked thread (param: threads)"),
+    ("blocked_memory_16k_stacks", "the same with 16 KiB stacks"),
+]
+
+
+def comparison_table(ms):
+    rows = ["| workload | procs | " + " | ".join(SYSTEMS) + " |", "|---|---|" + "---|" * len(SYSTEMS)]
+    for name, what in WORKLOADS:
+        keys = sorted({(m["processors"], m["param"]) for m in ms if m["name"] == name})
+        for procs, param in keys:
+            cells = []
+            for system in SYSTEMS:
+                m = find(ms, name, system, procs, param)
+                cells.append(fmt_value(m) if m else "")
+            label = what + (f" [{param:,}]" if param else "")
+            rows.append(f"| {label} | {procs} | " + " | ".join(cells) + " |")
+    return "\n".join(rows)
+
+
+# ---------------------------------------------------------------- plots (plain SVG)
+
+def svg_chart(path, title, xlabel, ylabel, series, logx=False, logy=False):
+    """series: list of (label, color, [(x, y), ...], dashed)."""
+    W, H, L, R, T, B = 720, 440, 80, 190, 40, 55
+    pts = [p for _, _, s, _ in series for p in s]
+    if not pts:
+        return False
+    fx = (lambda v: math.log10(v)) if logx else (lambda v: v)
+    fy = (lambda v: math.log10(v)) if logy else (lambda v: v)
+    xs, ys = [fx(x) for x, _ in pts], [fy(y) for _, y in pts]
+    x0, x1 = min(xs), max(xs)
+    y0, y1 = (min(ys), max(ys)) if logy else (0.0, max(ys) * 1.08)
+    if x1 == x0:
+        x1 = x0 + 1
+    if y1 == y0:
+        y1 = y0 + 1
+    px = lambda x: L + (fx(x) - x0) / (x1 - x0) * (W - L - R)
+    py = lambda y: H - B - (fy(y) - y0) / (y1 - y0) * (H - T - B)
+    out = [f'<svg xmlns="http://www.w3.org/2000/svg" width="{W}" height="{H}" font-family="sans-serif" font-size="12">',
+           f'<rect width="{W}" height="{H}" fill="white"/>',
+           f'<text x="{(W - R + L) / 2}" y="22" text-anchor="middle" font-size="15">{title}</text>',
+           f'<line x1="{L}" y1="{H - B}" x2="{W - R}" y2="{H - B}" stroke="black"/>',
+           f'<line x1="{L}" y1="{T}" x2="{L}" y2="{H - B}" stroke="black"/>',
+           f'<text x="{(W - R + L) / 2}" y="{H - 12}" text-anchor="middle">{xlabel}</text>',
+           f'<text transform="translate(18,{(H - B + T) / 2}) rotate(-90)" text-anchor="middle">{ylabel}</text>']
+
+    def ticks(lo, hi, log_axis):
+        if log_axis:
+            return [10 ** e for e in range(math.floor(lo), math.ceil(hi) + 1) if lo - 1e-9 <= e <= hi + 1e-9]
+        step = 10 ** math.floor(math.log10((hi - lo) / 5 or 1))
+        for m in (1, 2, 5, 10):
+            if (hi - lo) / (step * m) <= 6:
+                step *= m
+                break
+        first = math.ceil(lo / step) * step
+        return [first + i * step for i in range(int((hi - first) / step) + 1)]
+
+    for t in ticks(x0, x1, logx):
+        out.append(f'<line x1="{px(t):.1f}" y1="{H - B}" x2="{px(t):.1f}" y2="{H - B + 5}" stroke="black"/>'
+                   f'<text x="{px(t):.1f}" y="{H - B + 18}" text-anchor="middle">{t:g}</text>')
+    for t in ticks(y0, y1, logy):
+        out.append(f'<line x1="{L - 5}" y1="{py(t):.1f}" x2="{W - R}" y2="{py(t):.1f}" stroke="#ddd"/>'
+                   f'<text x="{L - 8}" y="{py(t) + 4:.1f}" text-anchor="end">{t:g}</text>')
+    for i, (label, color, s, dashed) in enumerate(series):
+        s = sorted(s)
+        dash = ' stroke-dasharray="6,4"' if dashed else ""
+        poly = " ".join(f"{px(x):.1f},{py(y):.1f}" for x, y in s)
+        out.append(f'<polyline points="{poly}" fill="none" stroke="{color}" stroke-width="2"{dash}/>')
+        out += [f'<circle cx="{px(x):.1f}" cy="{py(y):.1f}" r="3" fill="{color}"/>' for x, y in s]
+        ly = T + 10 + 20 * i
+        out.append(f'<line x1="{W - R + 15}" y1="{ly}" x2="{W - R + 40}" y2="{ly}" stroke="{color}" stroke-width="2"{dash}/>'
+                   f'<text x="{W - R + 45}" y="{ly + 4}">{label}</text>')
+    out.append("</svg>")
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+    return True
+
+
+def plots(ms, plot_dir):
+    """Writes the SVG plots; returns [(file name, caption)]."""
+    os.makedirs(plot_dir, exist_ok=True)
+    made = []
+
+    def curve(name, system, procs=None, x="param", y=lambda m: m["ns_per_op"] / 1e6):
+        s = [(m[x], y(m)) for m in ms if m["name"] == name and m["system"] == system
+             and (procs is None or m["processors"] == procs)]
+        return s
+
+    # Figure 2: speed-up over one processor.
+    series = []
+    for system in ("presto", "std"):
+        s = curve("matmul_speedup", system, x="processors")
+        one = dict(s).get(1)
+        if one:
+            series.append((f"{system} (measured)", COLORS[system], [(p, one / t) for p, t in s], False))
+    procs = sorted({m["processors"] for m in ms if m["name"] == "matmul_speedup"})
+    if procs:
+        series.append(("optimal", COLORS["optimal"], [(p, p) for p in procs], True))
+    n = next((m["param"] for m in ms if m["name"] == "matmul_speedup"), 0)
+    if svg_chart(os.path.join(plot_dir, "fig2_speedup.svg"), f"Fig. 2: {n}×{n} matrix multiplication speed-up",
+                 "processors (one thread each)", "speed-up over 1 processor", series):
+        made.append(("fig2_speedup.svg", "Figure 2: speed-up with one thread per processor (std::thread is the "
+                     "paper's direct-on-the-OS line)."))
+
+    # Figure 3: time against thread count, one curve per system and processor count.
+    series = []
+    dashes = {1: False, 2: True}
+    for system in ("presto", "boost.fiber", "std", "go"):
+        for p in sorted({m["processors"] for m in ms if m["name"] == "matmul200"}):
+            s = curve("matmul200", system, p)
+            if s:
+                series.append((f"{system}, {p} proc", COLORS[system], s, dashes.get(p, p % 2 == 0)))
+    if svg_chart(os.path.join(plot_dir, "fig3_threads.svg"), "Fig. 3: 200×200 matrix multiplication",
+                 "threads (log)", "time (ms, log)", series, logx=True, logy=True):
+        made.append(("fig3_threads.svg", "Figure 3: time of a 200×200 multiplication as the thread count grows "
+                     "to 40,000 (one thread per element). Solid: 1 processor, dashed: 2."))
+
+    # Skynet: total time against processors.
+    series = []
+    for system in ("presto", "boost.fiber", "go"):
+        s = curve("skynet", system, x="processors", y=lambda m: m["ns_per_op"] * m["operations"] / 1e6)
+        if s:
+            series.append((system, COLORS[system], s, False))
+    leaves = next((m["param"] for m in ms if m["name"] == "skynet"), 0)
+    if svg_chart(os.path.join(plot_dir, "skynet.svg"), f"skynet {leaves:,} leaves", "processors",
+                 "total time (ms, log)", series, logy=True):
+        made.append(("skynet.svg", f"skynet: {leaves:,} leaves, {sum(leaves // 10 ** k for k in range(7) if leaves // 10 ** k):,} "
+                     "threads in all; total time against processors."))
+
+    # Thread-count scaling: skynet's cost per thread as the tree grows, on all processors.
+    pmax = max((m["processors"] for m in ms if m["name"] == "skynet"), default=0)
+    series = []
+    for system in ("presto", "boost.fiber", "go"):
+        s = curve("skynet", system, pmax, y=lambda m: m["ns_per_op"])
+        if s:
+            series.append((system, COLORS[system], s, False))
+    if svg_chart(os.path.join(plot_dir, "skynet_scaling.svg"), f"skynet on {pmax} processors: cost per thread",
+                 "leaves (log)", "ns per thread (log)", series, logx=True, logy=True):
+        made.append(("skynet_scaling.svg", "Thread-count scaling: skynet's time per thread as the tree grows from "
+                     "a hundred-odd threads to over a million; in the smallest trees, starting and halting the run "
+                     "(waking and parking the processors) dominates."))
+
+    # Processor scaling: Table II, time to create and destroy 100,000 threads.
+    series = []
+    for system in ("presto", "std"):
+        s = curve("create_destroy", system, x="processors", y=lambda m: m["ns_per_op"] * 100_000 / 1e6)
+        if s:
+            series.append((system, COLORS[system], s, False))
+    if svg_chart(os.path.join(plot_dir, "table2_create_destroy.svg"), "Table II: create and destroy 100,000 threads",
+                 "processors", "elapsed (ms, log)", series, logy=True):
+        made.append(("table2_create_destroy.svg", "Table II: elapsed time to create and destroy 100,000 threads "
+                     "(std::thread measured on fewer and scaled to 100,000)."))
+    return made
+
+
+# ---------------------------------------------------------------- docs
+
+def machine():
+    cpu = platform.processor() or "unknown CPU"
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        with open("/proc/meminfo") as f:
+            kib = int(f.readline().split()[1])
+            mem = f", {kib / 2 ** 20:.0f} GiB"
+    except (OSError, ValueError, IndexError):
+        pass
+    return f"{cpu}, {os.cpu_count()} hardware threads{mem}, Linux {platform.release()}"
+
+
+def report(ms, ratios, made, plot_rel, quick, note):
+    when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    parts = [f"Measured {when} on {machine()}" + (" (--quick: reduced counts)" if quick else "") + "."
+             + (f" {note}" if note else ""), "",
+             "### Targets (PRESTO beside each peer, same run)", "", ratio_table(ratios), "",
+             "### Every measurement (median of the repetitions ± spread = (max − min) / median)", "",
+             comparison_table(ms), "", "### Plots", ""]
+    for name, caption in made:
+        parts += [f"![{caption}]({plot_rel}/{name})", "", f"*{caption}*", ""]
+    return "\n".join(parts)
+
+
+def update_doc(section):
+    with open(DOC) as f:
+        text = f.read()
+    if BEGIN not in text or END not in text:
+        sys.exit(f"run.py: {DOC} lacks the results markers")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    with open(DOC, "w") as f:
+        f.write(head + BEGIN + "\n" + section + "\n" + END + tail)
+    log(f"updated {os.path.relpath(DOC, ROOT)}")
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--quick", action="store_true", help="reduced counts (CI smoke run); leaves docs alone")
+    ap.add_argument("--build-dir", default=os.path.join(ROOT, "build"))
+    ap.add_argument("--out", help="results directory (default: benchmarks/results, or BUILD/benchmarks/"
+                    "quick-results with --quick)")
+    ap.add_argument("--processors", type=int, default=os.cpu_count(), help="curves run on 1..N processors")
+    ap.add_argument("--no-build", action="store_true", help="do not run ninja first")
+    ap.add_argument("--note", default="", help="a remark printed under the date (e.g. how quiet the machine was)")
+    args = ap.parse_args()
+    build_dir = os.path.abspath(args.build_dir)
+    out_dir = args.out or (os.path.join(build_dir, "benchmarks", "quick-results") if args.quick
+                           else os.path.join(ROOT, "benchmarks", "results"))
+    os.makedirs(out_dir, exist_ok=True)
+    if not args.no_build:
+        build_suite(build_dir)
+    ms, ratios = run_suite(args, build_dir, out_dir)
+    full = not args.quick and args.out is None
+    plot_dir = os.path.join(ROOT, "docs", "benchmarks") if full else os.path.join(out_dir, "plots")
+    made = plots(ms, plot_dir)
+    plot_rel = "benchmarks" if full else "plots"
+    section = report(ms, ratios, made, plot_rel, args.quick, args.note)
+    with open(os.path.join(out_dir, "table.md"), "w") as f:
+        f.write(section + "\n")
+    if full:
+        update_doc(section)
+    log(f"results in {os.path.relpath(out_dir, ROOT)}; plots in {os.path.relpath(plot_dir, ROOT)}")
+    missed = [r["ratio"] for r in ratios if not r["met"]]
+    log(f"{len(ratios) - len(missed)} of {len(ratios)} targets met" + (f"; NOT met: {'; '.join(missed)}" if missed else ""))
+
+
+if __name__ == "__main__":
+    main()

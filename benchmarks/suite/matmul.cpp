@@ -1,0 +1,143 @@
+// Matrix multiplication, the paper's Figures 2 and 3. C = A x B for n x n doubles, B kept
+// transposed so that each element is one contiguous dot product. A computation split over T
+// threads gives each thread a contiguous run of about n*n/T elements of C.
+//   Figure 2: one thread per processor, 1..P processors (speed-up); the "Dynix" line of the
+//             paper is std::thread doing the same split.
+//   Figure 3: 200 x 200 on P processors as T grows from 1 to 40,000 (one thread per
+//             element): the tail-effect hump at small T, and what many threads cost.
+// One operation = one whole multiplication.
+
+#include <algorithm>
+#include <boost/fiber/all.hpp>
+#include <stdexcept>
+#include <thread>
+#include <vector>
+
+#include <presto/presto.hpp>
+
+#include "suite.hpp"
+
+namespace presto::bench {
+namespace {
+
+class Matmul {
+ public:
+  explicit Matmul(std::size_t n) : n_(n), a_(n * n), bt_(n * n), c_(n * n) {
+    for (std::size_t i = 0; i < n * n; ++i) {
+      a_[i] = static_cast<double>(i % 7);
+      bt_[i] = static_cast<double>(i % 5);
+    }
+  }
+  std::size_t elements() const noexcept { return n_ * n_; }
+  // Computes elements [first, last) of C.
+  void compute(std::size_t first, std::size_t last) {
+    for (std::size_t e = first; e < last; ++e) {
+      const double* row = &a_[(e / n_) * n_];
+      const double* col = &bt_[(e % n_) * n_];
+      double sum = 0;
+      for (std::size_t k = 0; k < n_; ++k) sum += row[k] * col[k];
+      c_[e] = sum;
+    }
+  }
+  // Part t of T.
+  void part(std::size_t t, std::size_t parts) { compute(elements() * t / parts, elements() * (t + 1) / parts); }
+  // Clears C, runs `multiply`, and checks C against a sequential computation.
+  template <class F>
+  void checked(F&& multiply) {
+    std::fill(c_.begin(), c_.end(), -1.0);
+    multiply();
+    if (expected_.empty()) {
+      std::vector<double> got = c_;
+      compute(0, elements());
+      expected_ = c_;
+      c_ = got;
+    }
+    if (c_ != expected_) throw std::runtime_error("matmul: wrong product");
+  }
+
+ private:
+  std::size_t n_;
+  std::vector<double> a_, bt_, c_, expected_;
+};
+
+void presto_split(presto::Runtime& rt, Matmul& m, std::size_t parts) {
+  rt.run([&] {
+    std::vector<presto::JoinHandle<void>> threads;
+    threads.reserve(parts);
+    for (std::size_t t = 0; t < parts; ++t) threads.push_back(presto::fork([&m, t, parts] { m.part(t, parts); }));
+    for (auto& t : threads) t.join();
+  });
+}
+
+void std_split(Matmul& m, std::size_t parts) {
+  std::vector<std::thread> threads;
+  threads.reserve(parts);
+  for (std::size_t t = 0; t < parts; ++t) threads.emplace_back([&m, t, parts] { m.part(t, parts); });
+  for (auto& t : threads) t.join();
+}
+
+void fiber_split(std::size_t p, Matmul& m, std::size_t parts) {
+  with_fibers(p, [&] {
+    std::vector<boost::fibers::fiber> fibers;
+    fibers.reserve(parts);
+    for (std::size_t t = 0; t < parts; ++t) fibers.emplace_back([&m, t, parts] { m.part(t, parts); });
+    for (auto& f : fibers) f.join();
+  });
+}
+
+void figure2(Suite& s, std::size_t n) {
+  Matmul m{n};
+  for (std::size_t p = 1; p <= s.options().max_processors; ++p) {
+    presto::Runtime rt{{.processors = p}};
+    s.measure("matmul_speedup", "presto", p, 1, [&] { m.checked([&] { presto_split(rt, m, p); }); }, n);
+    s.measure("matmul_speedup", "std", p, 1, [&] {
+      Pinned pin{p};
+      m.checked([&] { std_split(m, p); });
+    }, n);
+  }
+}
+
+void figure3(Suite& s, std::size_t p, const std::vector<std::size_t>& counts) {
+  Matmul m{200};
+  presto::Runtime rt{{.processors = p}};
+  for (std::size_t t : counts) {
+    s.measure("matmul200", "presto", p, 1, [&] { m.checked([&] { presto_split(rt, m, t); }); }, t);
+  }
+  for (std::size_t t : counts) {
+    s.measure("matmul200", "boost.fiber", p, 1, [&] { m.checked([&] { fiber_split(p, m, t); }); }, t);
+  }
+  for (std::size_t t : counts) {
+    if (t > 4'000) break;  // beyond, an OS thread per element is only a measure of the kernel
+    s.measure("matmul200", "std", p, 1, [&] {
+      Pinned pin{p};
+      m.checked([&] { std_split(m, t); });
+    }, t);
+  }
+}
+
+}  // namespace
+
+// The thread counts of Figure 3 (shared with the Go peer, which takes the same list).
+std::vector<std::size_t> figure3_counts(bool quick, std::size_t max_processors) {
+  std::vector<std::size_t> counts;
+  if (quick) {
+    counts = {1, 25, 1'000, 40'000};
+  } else {
+    counts = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 16, 20, 25, 30, 40, 50, 100, 200,
+              400, 1'000, 2'000, 4'000, 10'000, 20'000, 40'000};
+  }
+  for (std::size_t p = 1; p <= max_processors; ++p) {
+    if (std::find(counts.begin(), counts.end(), p) == counts.end()) counts.push_back(p);
+  }
+  std::sort(counts.begin(), counts.end());
+  return counts;
+}
+
+void run_matmul(Suite& s) {
+  const Options& o = s.options();
+  figure2(s, o.quick ? 200 : 600);
+  auto counts = figure3_counts(o.quick, o.max_processors);
+  for (std::size_t p = 1; p <= o.max_processors; ++p) figure3(s, p, counts);
+}
+
+}  // namespace presto::bench

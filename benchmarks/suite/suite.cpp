@@ -1,0 +1,80 @@
+#include "suite.hpp"
+
+#include <pthread.h>
+
+#include <boost/fiber/all.hpp>
+#include <thread>
+#include <vector>
+
+namespace presto::bench {
+
+const Result& Suite::measure(std::string name, std::string system, std::size_t processors, std::uint64_t operations,
+                             const std::function<void()>& body, std::uint64_t param, int repetitions) {
+  results_.push_back(bench::measure(std::move(name), std::move(system), processors, operations,
+                                    repetitions > 0 ? repetitions : options_.repetitions, body, param));
+  return results_.back();
+}
+
+const Result& Suite::add(Result r) {
+  print_json(r);
+  results_.push_back(std::move(r));
+  return results_.back();
+}
+
+const Result* Suite::find(const std::string& name, const std::string& system, std::size_t processors,
+                          std::uint64_t param) const {
+  for (const Result& r : results_) {
+    if (r.name == name && r.system == system && r.processors == processors && r.param == param) return &r;
+  }
+  return nullptr;
+}
+
+Pinned::Pinned(std::size_t cpus) {
+  pthread_getaffinity_np(pthread_self(), sizeof saved_, &saved_);
+  cpu_set_t mask;
+  CPU_ZERO(&mask);
+  for (int cpu = 0; cpu < CPU_SETSIZE && cpus > 0; ++cpu) {
+    if (CPU_ISSET(cpu, &saved_)) {
+      CPU_SET(cpu, &mask);
+      --cpus;
+    }
+  }
+  pthread_setaffinity_np(pthread_self(), sizeof mask, &mask);
+}
+
+Pinned::~Pinned() { pthread_setaffinity_np(pthread_self(), sizeof saved_, &saved_); }
+
+void with_fibers(std::size_t processors, const std::function<void()>& body) {
+  namespace fibers = boost::fibers;
+  Pinned pin{processors};
+  std::thread main{[&] {
+    if (processors == 1) {
+      body();
+      return;
+    }
+    // shared_work without suspension: idle helpers poll the shared queue, as Boost's own
+    // examples and benchmarks run it.
+    fibers::use_scheduling_algorithm<fibers::algo::shared_work>();
+    fibers::mutex mutex;
+    fibers::condition_variable done_cv;
+    bool done = false;
+    std::vector<std::thread> helpers;
+    for (std::size_t i = 1; i < processors; ++i) {
+      helpers.emplace_back([&] {
+        fibers::use_scheduling_algorithm<fibers::algo::shared_work>();
+        std::unique_lock lock{mutex};
+        done_cv.wait(lock, [&] { return done; });
+      });
+    }
+    body();
+    {
+      std::unique_lock lock{mutex};
+      done = true;
+    }
+    done_cv.notify_all();
+    for (auto& h : helpers) h.join();
+  }};
+  main.join();
+}
+
+}  // namespace presto::bench

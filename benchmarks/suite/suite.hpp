@@ -1,0 +1,74 @@
+#pragma once
+// The benchmark suite's shared pieces: options, the results of the run, CPU pinning for the
+// OS-thread baselines and a runner that gives Boost.Fiber several processors. Each workload
+// file (switching, threads, locks, matmul, memory) measures PRESTO beside its peers and adds
+// the results here; main.cpp turns them into ratios.
+
+#include <sched.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "../support/harness.hpp"
+
+namespace presto::bench {
+
+struct Options {
+  bool quick = false;
+  std::size_t max_processors = 2;  // curves run on 1..max_processors
+  int repetitions = 7;
+  // Divides the big counts (1,000,000 threads, ...) in --quick runs.
+  std::uint64_t scaled(std::uint64_t full, std::uint64_t quick_value) const { return quick ? quick_value : full; }
+};
+
+class Suite {
+ public:
+  explicit Suite(Options options) : options_(options) {}
+  const Options& options() const noexcept { return options_; }
+
+  // Measures through the harness and keeps the result. repetitions 0: the options' count.
+  const Result& measure(std::string name, std::string system, std::size_t processors, std::uint64_t operations,
+                        const std::function<void()>& body, std::uint64_t param = 0, int repetitions = 0);
+  const Result& add(Result r);  // prints its JSON line and keeps it
+  void keep(Result r) { results_.push_back(std::move(r)); }  // a peer's, already printed
+  // The result with these keys, or nullptr.
+  const Result* find(const std::string& name, const std::string& system, std::size_t processors,
+                     std::uint64_t param = 0) const;
+
+ private:
+  Options options_;
+  std::deque<Result> results_;  // stable addresses for Ratio
+};
+
+// Pins the calling OS thread (and threads it starts) to the first `cpus` CPUs it may use, for
+// the lifetime of the object; the previous mask comes back afterwards.
+class Pinned {
+ public:
+  explicit Pinned(std::size_t cpus);
+  Pinned(const Pinned&) = delete;
+  Pinned& operator=(const Pinned&) = delete;
+  ~Pinned();
+
+ private:
+  cpu_set_t saved_;
+};
+
+// Runs `body` on a fresh OS thread that uses Boost.Fiber; with processors > 1, `processors`
+// OS threads share the fibers through boost::fibers::algo::shared_work. Returns when body has
+// returned (its fibers joined) and the helper threads have stopped. Everything runs on the
+// first `processors` CPUs.
+void with_fibers(std::size_t processors, const std::function<void()>& body);
+
+std::vector<std::size_t> figure3_counts(bool quick, std::size_t max_processors);
+
+void run_switching(Suite& s);
+void run_threads(Suite& s);
+void run_locks(Suite& s);
+void run_matmul(Suite& s);
+void run_memory(Suite& s);
+
+}  // namespace presto::bench
