@@ -12,7 +12,7 @@
 //   takes it. The first get() joins the thread and settles a Promise<T> inside the future;
 //   every get() (any number, from any presto thread or plain OS thread, concurrently) then
 //   reads that promise: it returns a const reference to the value, or rethrows the exception.
-//   take() moves the value out instead (single consumer).
+//   take() moves the value out instead (single consumer), as get() on a temporary future does.
 // - ready(): true once the computation has finished; get() will not block.
 // - Future(f, args...) starts in the calling presto thread's runtime (UsageError on an OS
 //   thread); Future(runtime, f, args...) starts in `runtime` from anywhere, before or during
@@ -80,10 +80,13 @@ class Future final : public Thread {
 
   // Waits for the value; returns it (const reference, valid while the future lives) or
   // rethrows the computation's exception. Any number of calls, from any threads.
-  reference get() {
+  reference get() & {
     resolve();
     return result_.get();
   }
+  // On a temporary future (`when_all(rows).get()`), get() returns the value itself: a
+  // reference would dangle once the future is gone.
+  T get() && { return take(); }
   // As get(), but moves the value out: once, for a single consumer.
   T take() {
     resolve();
