@@ -293,3 +293,38 @@ TEST_CASE("actor misuse is reported, never silent", "[actors]") {
   });
   PRESTO_CHECK_RECORD(record);
 }
+
+TEST_CASE("a task destroyed without stop() is stopped, its queue rejected, its failure logged", "[actors]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  std::ostringstream log;
+  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(log);
+  RuntimeConfig config = presto::test::runtime_config(cfg);
+  config.logger = std::make_shared<spdlog::logger>("actors-test", sink);
+  Runtime rt{std::move(config)};
+  // No stop() in its destructor: it has no members of its own for operations to touch.
+  struct Careless : Task {
+    Careless() : Task("careless", {.handoff = false}) {}
+    void fail() { throw std::runtime_error("careless failure"); }
+    void nothing() {}
+  };
+  std::atomic<int> refused{0};
+  rt.run([&] {
+    {
+      Careless idle;
+      idle.call(&Careless::nothing);  // its thread runs, then sleeps on its mailbox
+    }
+    {
+      Careless failing;
+      failing.send(&Careless::fail);
+      try {
+        failing.call(&Careless::nothing);
+      } catch (const TaskStopped&) {
+        ++refused;
+      }
+    }
+  });
+  CHECK(refused == 1);
+  CHECK(log.str().find("careless failure") != std::string::npos);
+  presto::test::check_no_leaks(rt);
+}
