@@ -154,7 +154,7 @@ TEST_CASE("when_all combines futures and promises, in order", "[futures]") {
     Future<void> b{[] { this_thread::yield(); }};
     Promise<std::string> c{"c"};
     auto all = when_all(a, b, c);
-    record.expect(!all.ready() || c.ready(), "not ready before the promise is set");
+    record.expect(!all.ready(), "not ready before the promise is set");
     c.set_value("seven");
     auto [x, unit, s] = all.get();
     (void)unit;
