@@ -40,6 +40,11 @@ Task::~Task() noexcept(false) {
   const bool running = started_ && !joined_;
   mailbox_.spin_unlock();
   if (!running) return;
+  // Too late for a clean stop: the subclass is gone, and its thread may be inside a virtual
+  // call on this object while the destructors rewrite its vtable pointer. Stop it anyway,
+  // rejecting its queue, and say so.
+  home_->logger().error("{} destroyed without stop(): a Task subclass must call stop() in its own destructor",
+                        describe());
   try {
     stop(StopMode::reject);
   } catch (...) {
@@ -162,10 +167,12 @@ std::size_t Task::reject_queue() {
   const std::string why = describe() + " rejected a queued message: it " + closed_by_;
   mailbox_.spin_unlock();
   std::size_t rejected = 0, sends = 0;
-  const auto error = std::make_exception_ptr(TaskStopped(why));
   while (m != nullptr) {
     detail::Message* next = m->next;
-    if (m->reject(error)) ++sends;
+    // One exception per waiter, made in its own statement: the temporary (which shares the
+    // message's storage) is gone before the waiter is woken and owns the exception alone.
+    std::exception_ptr error = std::make_exception_ptr(TaskStopped(why));
+    if (m->reject(std::move(error))) ++sends;
     ++rejected;
     m = next;
   }

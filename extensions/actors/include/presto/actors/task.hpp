@@ -49,9 +49,11 @@
 //   UsageError, naming the task and the thread. stop() again is harmless (returns 0 rejected).
 //   An operation may stop its own task (it then only refuses further messages).
 // - Lifetime: the task's thread starts at the first message, in the runtime the task was
-//   made in. Subclasses whose operations use their members must call stop() in their own
-//   destructor; Task's destructor stops a task that is still running, rejecting what is
-//   queued (those operations would run on a destroyed subclass) and logging its failure.
+//   made in. A subclass must call stop() in its own destructor: once Task's destructor runs,
+//   the subclass is gone. As a last resort Task's destructor stops a task that is still
+//   running, rejecting what is queued and logging the misuse (and any failure) at error
+//   level; that path is formally racy (the task's thread may be inside a virtual call on the
+//   object while destructors rewrite its vtable pointer) and only limits the damage.
 //   A running task that is never stopped keeps its thread asleep on its mailbox, which the
 //   runtime reports as presto::Deadlock when everything else has finished.
 // - Do not call() your own task from one of its operations (UsageError when detected; a
@@ -101,7 +103,7 @@ class Message {
   virtual void execute() = 0;
   // The operation will never run: a call's reply gets `why`; a send's message deletes itself.
   // Returns true for a send (its loss is reported by the task).
-  virtual bool reject(const std::exception_ptr& why) noexcept = 0;
+  virtual bool reject(std::exception_ptr why) noexcept = 0;
 
  protected:
   ~Message() = default;
@@ -116,7 +118,7 @@ class Posted final : public Message {
     std::unique_ptr<Posted> self{this};
     f_();
   }
-  bool reject(const std::exception_ptr&) noexcept override {
+  bool reject(std::exception_ptr) noexcept override {
     delete this;
     return true;
   }
@@ -131,6 +133,7 @@ class Awaited final : public Message {
  public:
   Awaited(futures::Promise<R>& reply, F& f) : reply_(reply), f_(f) {}
   void execute() override {
+    std::exception_ptr error;
     try {
       if constexpr (std::is_void_v<R>) {
         f_();
@@ -138,12 +141,16 @@ class Awaited final : public Message {
       } else {
         reply_.set_value(f_());
       }
+      return;
     } catch (...) {
-      reply_.set_exception(std::current_exception());
+      error = std::current_exception();
     }
+    // Settled outside the handler, so that this thread holds no reference to the exception
+    // once the caller has it: the caller alone then frees it.
+    reply_.set_exception(std::move(error));
   }
-  bool reject(const std::exception_ptr& why) noexcept override {
-    reply_.set_exception(why);
+  bool reject(std::exception_ptr why) noexcept override {
+    reply_.set_exception(std::move(why));
     return false;
   }
 

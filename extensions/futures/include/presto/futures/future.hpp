@@ -116,6 +116,7 @@ class Future final : public Thread {
   }
   // Joins the thread (once: only the thread that claimed the future) and settles result_.
   void settle() {
+    std::exception_ptr error;
     try {
       if constexpr (std::is_void_v<T>) {
         join();
@@ -123,9 +124,11 @@ class Future final : public Thread {
       } else {
         result_.set_value(join<T>());
       }
+      return;
     } catch (...) {
-      result_.set_exception(std::current_exception());
+      error = std::current_exception();
     }
+    result_.set_exception(std::move(error));  // outside the handler: the promise alone holds it
   }
   std::exception_ptr capture_error() {
     try {
