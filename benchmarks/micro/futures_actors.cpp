@@ -5,7 +5,8 @@
 //   future_get        start a computation that returns a value, wait for the value
 //   promise_pingpong  two threads answer each other through one-shot promises (one op = a round trip)
 //   actor_call        synchronous request + reply to a server (PRESTO: with and without hand-off)
-//   actor_send        asynchronous request, no reply (throughput; one call at the end drains)
+//   actor_send        asynchronous request, no reply (throughput; a call after every 1000 sends
+//                     waits for them, so no mailbox holds more than 1000)
 // PRESTO's actor_call is also measured on 2 processors, where a call without hand-off crosses
 // processors. Prints one JSON line per measurement, then ratios (PRESTO over baseline).
 // Usage: futures_actors [--quick] [--go PATH]
@@ -28,6 +29,10 @@ using presto::bench::measure;
 using presto::bench::Result;
 
 namespace {
+
+// actor_send: a call after every kBatch sends waits for them, so that no mailbox holds more
+// than a batch (PRESTO's is unbounded; Boost.Fiber's and Go's channels hold 1024).
+constexpr std::uint64_t kBatch = 1000;
 
 Result presto_future_get(std::uint64_t n, int reps) {
   presto::Runtime rt{{.processors = 1}};
@@ -113,7 +118,10 @@ Result presto_actor_send(std::uint64_t n, int reps) {
   return measure("actor_send", "presto", 1, n, reps, [&] {
     rt.run([n] {
       Counter c{true};
-      for (std::uint64_t i = 0; i < n; ++i) c.send(&Counter::bump, 1L);
+      for (std::uint64_t i = 0; i < n; ++i) {
+        c.send(&Counter::bump, 1L);
+        if (i % kBatch == kBatch - 1) c.call(&Counter::add, 0L);  // waits for the batch
+      }
       c.call(&Counter::add, 0L);
     });
   });
@@ -136,14 +144,18 @@ Result fiber_actor(const char* name, std::uint64_t n, int reps, bool with_reply)
         if (r.reply != nullptr) r.reply->set_value(total);
       }
     }};
+    auto call = [&](long v) {
+      boost::fibers::promise<long> reply;
+      auto f = reply.get_future();
+      requests.push(FiberRequest{v, &reply});
+      f.get();
+    };
     for (std::uint64_t i = 0; i < n; ++i) {
       if (with_reply) {
-        boost::fibers::promise<long> reply;
-        auto f = reply.get_future();
-        requests.push(FiberRequest{1, &reply});
-        f.get();
+        call(1);
       } else {
         requests.push(FiberRequest{1, nullptr});
+        if (i % kBatch == kBatch - 1) call(0);  // waits for the batch
       }
     }
     boost::fibers::promise<long> last;

@@ -86,15 +86,19 @@ func main() {
 		}
 		close(requests)
 	})
-	// Actor send: queue without waiting (buffered mailbox), then one call to drain.
+	// Actor send: queue without waiting (buffered mailbox); a call after every 1000 waits for them.
 	measure("actor_send", *procs, *n, *reps, func() {
 		requests := make(chan request, 1024)
 		total := 0
 		go server(requests, &total)
+		reply := make(chan int)
 		for i := 0; i < *n; i++ {
 			requests <- request{1, nil}
+			if i%1000 == 999 { // wait for the batch, as the C++ side does
+				requests <- request{0, reply}
+				<-reply
+			}
 		}
-		reply := make(chan int)
 		requests <- request{0, reply}
 		<-reply
 		close(requests)
