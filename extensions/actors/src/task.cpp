@@ -120,8 +120,8 @@ void Task::leave() noexcept {
 }
 
 void Task::serve() {
-  for (;;) {
-    mailbox_.spin_lock();
+  mailbox_.spin_lock();
+  for (;;) {  // spinlock held at the top: one acquisition per message
     while (busy_ || (head_ == nullptr && !closed_)) {
       mailbox_.block();
       mailbox_.spin_lock();
@@ -143,7 +143,6 @@ void Task::serve() {
     }
     mailbox_.spin_lock();
     busy_ = false;
-    mailbox_.spin_unlock();
   }
   reject_queue();
   if (failure_) std::rethrow_exception(failure_);
