@@ -189,6 +189,7 @@ TEST_CASE("futures and promises work from plain OS threads", "[futures]") {
   Runtime rt{{.processors = static_cast<std::size_t>(processors), .seed = presto::test::seed()}};
   // Made before run() on this OS thread, awaited by another OS thread while the runtime runs.
   Future<int> early{rt, [] { return fib(15) > 0 ? 610 : 0; }};
+  auto combined = when_all(rt, early);  // when_all, too, from an OS thread
   std::atomic<int> seen{0};
   std::thread outside{[&] { seen = early.get(); }};
   // A promise set by an OS thread wakes a presto thread (a KeepAlive holds the run meanwhile).
@@ -207,6 +208,7 @@ TEST_CASE("futures and promises work from plain OS threads", "[futures]") {
   CHECK(in_run == 12);
   CHECK(seen == 610);
   CHECK(early.get() == 610);  // and from main, after the run
+  CHECK(std::get<0>(combined.get()) == 610);
   presto::test::check_no_leaks(rt);
 }
 
