@@ -70,6 +70,7 @@ class Future final : public Thread {
 
   ~Future() noexcept(false) override {
     if (state() == ThreadState::created) return;  // the start failed: nothing runs
+    KeepAlive keep = Thread::current().is_external() ? runtime()->keep_alive() : KeepAlive{};  // see resolve()
     if (!claimed_.exchange(true, std::memory_order_acq_rel)) {
       settle();
       if (result_.has_exception()) detail::report_unobserved(*this, capture_error());
@@ -111,7 +112,12 @@ class Future final : public Thread {
 
   void resolve() {
     if (result_.ready()) return;
-    if (&Thread::current() == this) detail::throw_self_get(*this);
+    Thread& me = Thread::current();
+    if (&me == this) detail::throw_self_get(*this);
+    // A plain OS thread that settles the future wakes presto threads waiting in get(), a
+    // wakeup the runtime cannot foresee: from its claim until they are woken, it keeps the
+    // run from halting (as a KeepAlive holder must).
+    KeepAlive keep = me.is_external() ? runtime()->keep_alive() : KeepAlive{};
     if (!claimed_.exchange(true, std::memory_order_acq_rel)) settle();
   }
   // Joins the thread (once: only the thread that claimed the future) and settles result_.
