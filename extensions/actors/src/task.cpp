@@ -158,7 +158,7 @@ void Task::fail(std::exception_ptr error) {
   mailbox_.spin_unlock();
 }
 
-std::size_t Task::reject_queue() {
+void Task::reject_queue() {
   mailbox_.spin_lock();
   detail::Message* m = std::exchange(head_, nullptr);
   tail_ = nullptr;
@@ -178,9 +178,7 @@ std::size_t Task::reject_queue() {
   if (sends > 0) home_->logger().warn("{} rejected {} queued send() message(s): it {}", describe(), sends, closed_by_);
   mailbox_.spin_lock();
   rejected_ += rejected;
-  rejected_sends_ += sends;
   mailbox_.spin_unlock();
-  return sends;
 }
 
 std::size_t Task::stop(StopMode mode) {

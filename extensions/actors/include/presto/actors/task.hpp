@@ -237,7 +237,7 @@ class Task : public Thread {
   void leave() noexcept;
   void serve();  // the task's thread
   void fail(std::exception_ptr error);
-  std::size_t reject_queue();  // spinlock not held; returns sends rejected
+  void reject_queue();  // spinlock not held
   std::string refusal(const char* operation) const;  // spinlock held
 
   Runtime* home_;
@@ -257,7 +257,6 @@ class Task : public Thread {
   std::string closed_by_;      // "stopped by thread 'x' (id 3)" / "failed: what"
   std::exception_ptr failure_;  // a send()'s operation threw
   std::size_t rejected_ = 0;   // by the task's thread, under StopMode::reject or a failure
-  std::size_t rejected_sends_ = 0;
 };
 
 }  // namespace presto::actors
