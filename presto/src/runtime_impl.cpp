@@ -404,11 +404,14 @@ void RuntimeImpl::request_stop(std::exception_ptr reason) noexcept {
 bool RuntimeImpl::try_halt(Processor& p) {
   std::lock_guard lock(halt_lock);
   if (stop.load(std::memory_order_relaxed)) return true;
+  const std::uint64_t exits = idle_exits.load(std::memory_order_seq_cst);
   if (idle.load(std::memory_order_seq_cst) != processors.size()) return false;
   if (Dispatch::ready_count(p) != 0 || timers.pending() != 0 ||
       keep_alives.load(std::memory_order_seq_cst) != 0 || replacing.load(std::memory_order_seq_cst) != 0) {
     return false;
   }
+  std::atomic_thread_fence(std::memory_order_seq_cst);
+  if (idle_exits.load(std::memory_order_seq_cst) != exits) return false;  // one left to run a thread
   revived.store(false, std::memory_order_relaxed);
   halting.store(true, std::memory_order_seq_cst);
   Dispatch::enter(p);
@@ -433,7 +436,10 @@ void RuntimeImpl::idle_loop(Processor& p) {
   idle.fetch_add(1, std::memory_order_seq_cst);
   struct Leave {
     RuntimeImpl& r;
-    ~Leave() { r.idle.fetch_sub(1, std::memory_order_seq_cst); }
+    ~Leave() {
+      r.idle_exits.fetch_add(1, std::memory_order_seq_cst);
+      r.idle.fetch_sub(1, std::memory_order_seq_cst);
+    }
   } leave{*this};
   for (;;) {
     if (p.work_available()) break;
