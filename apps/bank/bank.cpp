@@ -24,6 +24,8 @@
 #include <presto/runtime.hpp>
 #include <presto/this_thread.hpp>
 
+#include "command_line.hpp"
+
 namespace {
 
 struct Options {
@@ -34,42 +36,18 @@ struct Options {
   unsigned seed = 1;
 };
 
-void usage(const char* argv0) {
-  std::printf(
+constexpr const char* usage =
       "usage: %s [--accounts A] [--clients C] [--transfers T] [--processors P] [--seed S]\n"
       "Runs C clients (default 16), each making T random transfers (default 20000) between A\n"
       "account actors (default 64) on P processors (default: all), then checks that no money\n"
-      "was created or lost.\n",
-      argv0);
-}
+      "was created or lost.\n";
 
 bool parse(int argc, char** argv, Options& o) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--help" || arg == "-h") {
-      usage(argv[0]);
-      std::exit(0);
-    } else if (arg == "--accounts") {
-      o.accounts = std::stoul(value());
-    } else if (arg == "--clients") {
-      o.clients = std::stoul(value());
-    } else if (arg == "--transfers") {
-      o.transfers = std::stoul(value());
-    } else if (arg == "--processors") {
-      o.processors = std::stoul(value());
-    } else if (arg == "--seed") {
-      o.seed = static_cast<unsigned>(std::stoul(value()));
-    } else {
-      std::fprintf(stderr, "unknown argument '%s'\n", arg.c_str());
-      usage(argv[0]);
-      return false;
-    }
-  }
-  if (o.accounts < 2) throw std::invalid_argument("--accounts must be at least 2");
+  presto::apps::CommandLine cl{usage};
+  cl.option("--accounts", o.accounts).option("--clients", o.clients).option("--transfers", o.transfers);
+  cl.option("--processors", o.processors).option("--seed", o.seed);
+  if (!cl.parse(argc, argv)) return false;
+  if (o.accounts < 2) return cl.error("--accounts must be at least 2");
   return true;
 }
 
@@ -186,13 +164,7 @@ Outcome run_bank(const Options& o) {
 
 int main(int argc, char** argv) {
   Options o;
-  try {
-    if (!parse(argc, argv, o)) return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    usage(argv[0]);
-    return 2;
-  }
+  if (!parse(argc, argv, o)) return 2;
   presto::Runtime rt{{.processors = o.processors, .seed = o.seed}};
   const auto t0 = std::chrono::steady_clock::now();
   const Outcome out = rt.run([&] { return run_bank(o); });

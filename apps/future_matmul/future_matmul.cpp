@@ -17,6 +17,8 @@
 #include <presto/futures/when_all.hpp>
 #include <presto/runtime.hpp>
 
+#include "command_line.hpp"
+
 namespace {
 
 struct Options {
@@ -25,38 +27,17 @@ struct Options {
   int repeat = 3;
 };
 
-void usage(const char* argv0) {
-  std::printf(
+constexpr const char* usage =
       "usage: %s [--size N] [--processors P] [--repeat R]\n"
       "Multiplies two N x N matrices (default 200) with one future per row of the product, on P\n"
       "processors (default: all), R times (default 3); prints the best time and checks the product\n"
-      "against a sequential one.\n",
-      argv0);
-}
+      "against a sequential one.\n";
 
 bool parse(int argc, char** argv, Options& o) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--help" || arg == "-h") {
-      usage(argv[0]);
-      std::exit(0);
-    } else if (arg == "--size") {
-      o.size = std::stoul(value());
-    } else if (arg == "--processors") {
-      o.processors = std::stoul(value());
-    } else if (arg == "--repeat") {
-      o.repeat = std::stoi(value());
-    } else {
-      std::fprintf(stderr, "unknown argument '%s'\n", arg.c_str());
-      usage(argv[0]);
-      return false;
-    }
-  }
-  if (o.size == 0 || o.repeat <= 0) throw std::invalid_argument("--size and --repeat must be positive");
+  presto::apps::CommandLine cl{usage};
+  cl.option("--size", o.size).option("--processors", o.processors).option("--repeat", o.repeat);
+  if (!cl.parse(argc, argv)) return false;
+  if (o.size == 0 || o.repeat <= 0) return cl.error("--size and --repeat must be positive");
   return true;
 }
 
@@ -84,13 +65,7 @@ Matrix multiply_with_futures(const Matrix& a, const Matrix& b) {
 
 int main(int argc, char** argv) {
   Options o;
-  try {
-    if (!parse(argc, argv, o)) return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    usage(argv[0]);
-    return 2;
-  }
+  if (!parse(argc, argv, o)) return 2;
   const std::size_t n = o.size;
   Matrix a(n, Row(n)), b(n, Row(n)), expected(n);
   for (std::size_t i = 0; i < n; ++i) {

@@ -32,6 +32,8 @@
 #include <presto/channels/channels.hpp>
 #include <presto/presto.hpp>
 
+#include "command_line.hpp"
+
 namespace {
 
 using presto::channels::BufferedChannel;
@@ -47,8 +49,7 @@ struct Options {
   std::vector<std::string> benchmarks{"bm1", "bm2", "bm3", "scaled", "poll", "requeue"};
 };
 
-void usage(const char* argv0) {
-  std::printf(
+constexpr const char* usage =
       "usage: %s [--processors P] [--oversubscribe Q] [--seconds S] [--repeat R] [--literal]\n"
       "          [--benchmarks bm1,bm2,bm3,scaled,poll,requeue] [--quick]\n"
       "Runs Joyce's benchmarks (Brinch Hansen & Rangachari 1988) on p = 1..P processors (default:\n"
@@ -57,51 +58,18 @@ void usage(const char* argv0) {
       "is repeated R times (default 3; the best is kept). Fits T(p) = a/p + b, prints the serial\n"
       "fraction f = b/(a+b) and compares with the paper's Table 1. --literal uses the paper's loop\n"
       "counts n instead of counts calibrated to this machine's communication cost. --quick: tiny\n"
-      "runs (a smoke test). Every message is checked.\n",
-      argv0);
-}
-
-std::vector<std::string> split(const std::string& list) {
-  std::vector<std::string> out;
-  for (std::size_t pos = 0; pos < list.size();) {
-    std::size_t comma = list.find(',', pos);
-    out.push_back(list.substr(pos, comma - pos));
-    pos = comma == std::string::npos ? list.size() : comma + 1;
-  }
-  return out;
-}
+      "runs (a smoke test). Every message is checked.\n";
 
 bool parse(int argc, char** argv, Options& o) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--help" || arg == "-h") {
-      usage(argv[0]);
-      std::exit(0);
-    } else if (arg == "--processors") {
-      o.processors = std::stoul(value());
-    } else if (arg == "--oversubscribe") {
-      o.oversubscribe = std::stoul(value());
-    } else if (arg == "--seconds") {
-      o.seconds = std::stod(value());
-    } else if (arg == "--repeat") {
-      o.repeat = std::stoi(value());
-    } else if (arg == "--literal") {
-      o.literal = true;
-    } else if (arg == "--benchmarks") {
-      o.benchmarks = split(value());
-    } else if (arg == "--quick") {
-      o.seconds = 0.02;
-      o.repeat = 1;
-    } else {
-      std::fprintf(stderr, "unknown argument '%s'\n", arg.c_str());
-      usage(argv[0]);
-      return false;
-    }
-  }
+  presto::apps::CommandLine cl{usage};
+  cl.option("--processors", o.processors).option("--oversubscribe", o.oversubscribe);
+  cl.option("--seconds", o.seconds).option("--repeat", o.repeat).flag("--literal", o.literal);
+  cl.option("--benchmarks", o.benchmarks);
+  cl.flag("--quick", [&o] {
+    o.seconds = 0.02;
+    o.repeat = 1;
+  });
+  if (!cl.parse(argc, argv)) return false;
   if (o.seconds <= 0 || o.repeat <= 0) throw std::invalid_argument("--seconds and --repeat must be positive");
   return true;
 }

@@ -19,6 +19,8 @@
 
 #include <presto/presto.hpp>
 
+#include "command_line.hpp"
+
 namespace {
 
 struct Options {
@@ -28,45 +30,21 @@ struct Options {
   int repeat = 5;
 };
 
-void usage(const char* argv0) {
-  std::printf(
+constexpr const char* usage =
       "usage: %s [--size N] [--processors P] [--threads T[,T...]] [--repeat R]\n"
       "Multiplies two N x N matrices (default 200) with T threads (default: one per processor,\n"
       "one per row, one per element) on P processors (default: all), R times each (default 5),\n"
-      "prints the best time of each decomposition and checks every product.\n",
-      argv0);
-}
+      "prints the best time of each decomposition and checks every product.\n";
 
 bool parse(int argc, char** argv, Options& o) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--help" || arg == "-h") {
-      usage(argv[0]);
-      std::exit(0);
-    } else if (arg == "--size") {
-      o.size = std::stoul(value());
-    } else if (arg == "--processors") {
-      o.processors = std::stoul(value());
-    } else if (arg == "--repeat") {
-      o.repeat = std::stoi(value());
-    } else if (arg == "--threads") {
-      std::string list = value();
-      for (std::size_t pos = 0; pos < list.size();) {
-        std::size_t comma = list.find(',', pos);
-        o.threads.push_back(std::stoul(list.substr(pos, comma - pos)));
-        pos = comma == std::string::npos ? list.size() : comma + 1;
-      }
-    } else {
-      std::fprintf(stderr, "unknown argument '%s'\n", arg.c_str());
-      usage(argv[0]);
-      return false;
-    }
-  }
-  if (o.size == 0 || o.repeat <= 0) throw std::invalid_argument("--size and --repeat must be positive");
+  presto::apps::CommandLine cl{usage};
+  cl.option("--size", o.size).option("--processors", o.processors).option("--repeat", o.repeat);
+  cl.option("--threads", [&o](const std::string& v) {
+    const auto more = presto::apps::parse_list<std::size_t>("--threads", v);
+    o.threads.insert(o.threads.end(), more.begin(), more.end());
+  });
+  if (!cl.parse(argc, argv)) return false;
+  if (o.size == 0 || o.repeat <= 0) return cl.error("--size and --repeat must be positive");
   return true;
 }
 
@@ -103,13 +81,7 @@ void multiply(const Matrix& a, const Matrix& b, Matrix& c, std::size_t threads) 
 
 int main(int argc, char** argv) {
   Options o;
-  try {
-    if (!parse(argc, argv, o)) return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    usage(argv[0]);
-    return 2;
-  }
+  if (!parse(argc, argv, o)) return 2;
   presto::Runtime rt{{.processors = o.processors}};
   const std::size_t n = o.size;
   if (o.threads.empty()) o.threads = {rt.processors(), n, n * n};

@@ -20,6 +20,8 @@
 #include <presto/psim/sequential_simulator.hpp>
 #include <presto/psim/simulation.hpp>
 
+#include "command_line.hpp"
+
 using namespace presto::psim;
 
 namespace {
@@ -32,73 +34,33 @@ struct Options {
   std::vector<Protocol> protocols{Protocol::null_messages, Protocol::deadlock_recovery};
 };
 
-void usage(const char* argv0) {
-  std::printf(
+constexpr const char* usage =
       "usage: %s [--lps N] [--population K] [--lookahead L] [--mean M] [--remote R] [--work-us W]\n"
       "          [--end T] [--processors P[,P...]] [--protocol null|recovery|both] [--seed S]\n"
       "PHOLD on PSIM: N LPs (default 16), K initial events each (4), delays L + Exp(M)\n"
       "(1 + Exp(1)), a fraction R (0.25) of events sent to another LP, W microseconds of work per\n"
       "event (1), simulated until T (default: about 200,000 events), on each P processors (1,2)\n"
       "with each protocol (both); reports events/s and speed-ups; checks every run against the\n"
-      "sequential simulator.\n",
-      argv0);
-}
-
-std::vector<std::size_t> list(const std::string& s) {
-  std::vector<std::size_t> v;
-  for (std::size_t pos = 0; pos < s.size();) {
-    std::size_t comma = s.find(',', pos);
-    v.push_back(std::stoul(s.substr(pos, comma - pos)));
-    pos = comma == std::string::npos ? s.size() : comma + 1;
-  }
-  return v;
-}
+      "sequential simulator.\n";
 
 bool parse(int argc, char** argv, Options& o) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--help" || arg == "-h") {
-      usage(argv[0]);
-      std::exit(0);
-    } else if (arg == "--lps") {
-      o.model.processes = static_cast<std::uint32_t>(std::stoul(value()));
-    } else if (arg == "--population") {
-      o.model.population = static_cast<std::uint32_t>(std::stoul(value()));
-    } else if (arg == "--lookahead") {
-      o.model.lookahead = std::stod(value());
-    } else if (arg == "--mean") {
-      o.model.mean = std::stod(value());
-    } else if (arg == "--remote") {
-      o.model.remote = std::stod(value());
-    } else if (arg == "--work-us") {
-      o.work_us = std::stod(value());
-    } else if (arg == "--end") {
-      o.end = std::stod(value());
-    } else if (arg == "--processors") {
-      o.processors = list(value());
-    } else if (arg == "--seed") {
-      o.model.seed = std::stoull(value());
-    } else if (arg == "--protocol") {
-      std::string p = value();
-      if (p == "null") {
-        o.protocols = {Protocol::null_messages};
-      } else if (p == "recovery") {
-        o.protocols = {Protocol::deadlock_recovery};
-      } else if (p == "both") {
-        o.protocols = {Protocol::null_messages, Protocol::deadlock_recovery};
-      } else {
-        throw std::invalid_argument("--protocol must be null, recovery or both");
-      }
+  presto::apps::CommandLine cl{usage};
+  cl.option("--lps", o.model.processes).option("--population", o.model.population);
+  cl.option("--lookahead", o.model.lookahead).option("--mean", o.model.mean).option("--remote", o.model.remote);
+  cl.option("--work-us", o.work_us).option("--end", o.end).option("--processors", o.processors);
+  cl.option("--seed", o.model.seed);
+  cl.option("--protocol", [&o](const std::string& p) {
+    if (p == "null") {
+      o.protocols = {Protocol::null_messages};
+    } else if (p == "recovery") {
+      o.protocols = {Protocol::deadlock_recovery};
+    } else if (p == "both") {
+      o.protocols = {Protocol::null_messages, Protocol::deadlock_recovery};
     } else {
-      std::fprintf(stderr, "unknown argument '%s'\n", arg.c_str());
-      usage(argv[0]);
-      return false;
+      throw std::invalid_argument("--protocol must be null, recovery or both");
     }
-  }
+  });
+  if (!cl.parse(argc, argv)) return false;
   if (o.model.processes < 2 || o.model.population == 0 || o.processors.empty()) {
     throw std::invalid_argument("need at least 2 LPs, a positive population and a processor count");
   }

@@ -26,6 +26,8 @@
 #include <presto/psim/sequential_simulator.hpp>
 #include <presto/psim/simulation.hpp>
 
+#include "command_line.hpp"
+
 using namespace presto::psim;
 
 namespace {
@@ -41,53 +43,29 @@ struct Options {
   Protocol protocol = Protocol::null_messages;
 };
 
-void usage(const char* argv0) {
-  std::printf(
+constexpr const char* usage =
       "usage: %s [--customers B,I] [--transit T] [--end T] [--warmup T] [--replications R]\n"
       "          [--processors P] [--protocol null|recovery]\n"
       "Solves a closed two-class central-server network (B batch and I interactive customers,\n"
       "default 4,3) by exact MVA and Schweitzer's approximation and simulates it with PSIM\n"
       "(R replications, default 10, each until T = 5100 after a warm-up of 100, on P = 2\n"
-      "processors, null-message protocol), side by side.\n",
-      argv0);
-}
+      "processors, null-message protocol), side by side.\n";
 
 bool parse(int argc, char** argv, Options& o) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--help" || arg == "-h") {
-      usage(argv[0]);
-      std::exit(0);
-    } else if (arg == "--customers") {
-      std::string v = value();
-      std::size_t comma = v.find(',');
-      if (comma == std::string::npos) throw std::invalid_argument("--customers needs B,I");
-      o.batch = std::stoi(v.substr(0, comma));
-      o.interactive = std::stoi(v.substr(comma + 1));
-    } else if (arg == "--transit") {
-      o.transit = std::stod(value());
-    } else if (arg == "--end") {
-      o.end = std::stod(value());
-    } else if (arg == "--warmup") {
-      o.warmup = std::stod(value());
-    } else if (arg == "--replications") {
-      o.replications = std::stoi(value());
-    } else if (arg == "--processors") {
-      o.processors = std::stoul(value());
-    } else if (arg == "--protocol") {
-      std::string p = value();
-      if (p != "null" && p != "recovery") throw std::invalid_argument("--protocol must be null or recovery");
-      o.protocol = p == "null" ? Protocol::null_messages : Protocol::deadlock_recovery;
-    } else {
-      std::fprintf(stderr, "unknown argument '%s'\n", arg.c_str());
-      usage(argv[0]);
-      return false;
-    }
-  }
+  presto::apps::CommandLine cl{usage};
+  cl.option("--customers", [&o](const std::string& v) {
+    const std::size_t comma = v.find(',');
+    if (comma == std::string::npos) throw std::invalid_argument("--customers needs B,I");
+    o.batch = presto::apps::parse_value<int>("--customers", v.substr(0, comma));
+    o.interactive = presto::apps::parse_value<int>("--customers", v.substr(comma + 1));
+  });
+  cl.option("--transit", o.transit).option("--end", o.end).option("--warmup", o.warmup);
+  cl.option("--replications", o.replications).option("--processors", o.processors);
+  cl.option("--protocol", [&o](const std::string& p) {
+    if (p != "null" && p != "recovery") throw std::invalid_argument("--protocol must be null or recovery");
+    o.protocol = p == "null" ? Protocol::null_messages : Protocol::deadlock_recovery;
+  });
+  if (!cl.parse(argc, argv)) return false;
   if (o.batch < 1 || o.interactive < 1 || o.replications < 2 || o.end <= o.warmup || o.processors == 0) {
     throw std::invalid_argument("need customers >= 1, replications >= 2, end > warmup, processors >= 1");
   }

@@ -15,6 +15,8 @@
 #include <presto/futures/future.hpp>
 #include <presto/runtime.hpp>
 
+#include "command_line.hpp"
+
 namespace {
 
 struct Options {
@@ -24,39 +26,19 @@ struct Options {
   unsigned seed = 1;
 };
 
-void usage(const char* argv0) {
-  std::printf(
+constexpr const char* usage =
       "usage: %s [--size N] [--cutoff C] [--processors P] [--seed S]\n"
       "Sorts N random integers (default 1000000) with a parallel quicksort that forks a future\n"
       "for every partition larger than C (default 4096), on P processors (default: all); checks\n"
-      "the result against std::sort and prints the time of both.\n",
-      argv0);
-}
+      "the result against std::sort and prints the time of both.\n";
 
 bool parse(int argc, char** argv, Options& o) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--help" || arg == "-h") {
-      usage(argv[0]);
-      std::exit(0);
-    } else if (arg == "--size") {
-      o.size = std::stoul(value());
-    } else if (arg == "--cutoff") {
-      o.cutoff = std::max<std::size_t>(2, std::stoul(value()));
-    } else if (arg == "--processors") {
-      o.processors = std::stoul(value());
-    } else if (arg == "--seed") {
-      o.seed = static_cast<unsigned>(std::stoul(value()));
-    } else {
-      std::fprintf(stderr, "unknown argument '%s'\n", arg.c_str());
-      usage(argv[0]);
-      return false;
-    }
-  }
+  presto::apps::CommandLine cl{usage};
+  cl.option("--size", o.size).option("--processors", o.processors).option("--seed", o.seed);
+  cl.option("--cutoff", [&o](const std::string& v) {
+    o.cutoff = std::max<std::size_t>(2, presto::apps::parse_value<std::size_t>("--cutoff", v));
+  });
+  if (!cl.parse(argc, argv)) return false;
   return true;
 }
 
@@ -80,13 +62,7 @@ std::size_t quicksort(int* first, int* last, std::size_t cutoff) {
 
 int main(int argc, char** argv) {
   Options o;
-  try {
-    if (!parse(argc, argv, o)) return 2;
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "%s\n", e.what());
-    usage(argv[0]);
-    return 2;
-  }
+  if (!parse(argc, argv, o)) return 2;
   std::vector<int> input(o.size);
   std::mt19937 gen(o.seed);
   std::uniform_int_distribution<int> dist(0, 1'000'000'000);

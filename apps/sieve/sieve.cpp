@@ -23,6 +23,8 @@
 #include <presto/channels/channels.hpp>
 #include <presto/presto.hpp>
 
+#include "command_line.hpp"
+
 namespace {
 
 using presto::channels::BufferedChannel;
@@ -34,37 +36,16 @@ struct Options {
   std::size_t buffer = 0;      // 0: rendezvous channels between sieves
 };
 
-void usage(const char* argv0) {
-  std::printf(
+constexpr const char* usage =
       "usage: %s [--limit N] [--processors P] [--buffer B]\n"
       "Finds the primes up to N (default 10000) with a pipeline of one sieve agent per prime on P\n"
       "processors (default: all), over rendezvous channels or, with B > 0, channels buffering B\n"
-      "numbers; checks them against a sequential sieve and prints their count and the largest.\n",
-      argv0);
-}
+      "numbers; checks them against a sequential sieve and prints their count and the largest.\n";
 
 bool parse(int argc, char** argv, Options& o) {
-  for (int i = 1; i < argc; ++i) {
-    std::string arg = argv[i];
-    auto value = [&]() -> std::string {
-      if (i + 1 >= argc) throw std::invalid_argument(arg + " needs a value");
-      return argv[++i];
-    };
-    if (arg == "--help" || arg == "-h") {
-      usage(argv[0]);
-      std::exit(0);
-    } else if (arg == "--limit") {
-      o.limit = std::stol(value());
-    } else if (arg == "--processors") {
-      o.processors = std::stoul(value());
-    } else if (arg == "--buffer") {
-      o.buffer = std::stoul(value());
-    } else {
-      std::fprintf(stderr, "unknown argument '%s'\n", arg.c_str());
-      usage(argv[0]);
-      return false;
-    }
-  }
+  presto::apps::CommandLine cl{usage};
+  cl.option("--limit", o.limit).option("--processors", o.processors).option("--buffer", o.buffer);
+  if (!cl.parse(argc, argv)) return false;
   if (o.limit < 2) throw std::invalid_argument("--limit must be at least 2");
   return true;
 }
