@@ -14,4 +14,14 @@ std::string deadlock_message(const std::vector<BlockedThread>& blocked) {
 Deadlock::Deadlock(std::vector<BlockedThread> blocked)
     : std::runtime_error(deadlock_message(blocked)), blocked_(std::move(blocked)) {}
 
+std::string exception_text(const std::exception_ptr& e) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const std::exception& ex) {
+    return ex.what();
+  } catch (...) {
+    return "an exception not derived from std::exception";
+  }
+}
+
 }  // namespace presto

@@ -15,7 +15,6 @@
 
 #include "asymmetric_fence.hpp"
 #include "dispatch.hpp"
-#include "exception_text.hpp"
 #include "futex.hpp"
 #include "stack_guard.hpp"
 

@@ -14,7 +14,6 @@
 #include <presto/thread_local.hpp>
 
 #include "dispatch.hpp"
-#include "exception_text.hpp"
 #include "futex.hpp"
 #include "runtime_impl.hpp"
 
@@ -62,7 +61,7 @@ Thread::~Thread() noexcept(false) {
   destroy_locals();
   if (!forked_ && exception_ && !joined_ && s == ThreadState::terminated) {
     std::string message = "presto: " + describe() + " was destroyed without being joined; its exception is lost: " +
-                          detail::exception_text(exception_) + "\n";
+                          exception_text(exception_) + "\n";
     std::fputs(message.c_str(), stderr);
   }
   check_no_waiters();

@@ -4,18 +4,11 @@
 
 #include <spdlog/spdlog.h>
 
+#include <presto/errors.hpp>
+
 namespace presto::actors {
 
 namespace {
-std::string what_of(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "an exception not derived from std::exception";
-  }
-}
 
 Runtime& runtime_of_caller(const std::string& name) {
   Runtime* rt = Runtime::current();
@@ -49,7 +42,7 @@ Task::~Task() noexcept(false) {
     stop(StopMode::reject);
   } catch (...) {
     home_->logger().error("{} was destroyed without stop(); its failure is lost: {}", describe(),
-                          what_of(std::current_exception()));
+                          exception_text(std::current_exception()));
   }
 }
 
@@ -149,7 +142,7 @@ void Task::serve() {
 }
 
 void Task::fail(std::exception_ptr error) {
-  std::string why = "failed: " + what_of(error);
+  std::string why = "failed: " + exception_text(error);
   mailbox_.spin_lock();
   if (!failure_) failure_ = std::move(error);
   if (!closed_) closed_by_ = std::move(why);

@@ -6,24 +6,14 @@
 
 #include <spdlog/spdlog.h>
 
-namespace presto::futures::detail {
+#include <presto/errors.hpp>
 
-namespace {
-std::string what_of(const std::exception_ptr& error) {
-  try {
-    std::rethrow_exception(error);
-  } catch (const std::exception& e) {
-    return e.what();
-  } catch (...) {
-    return "an exception not derived from std::exception";
-  }
-}
-}  // namespace
+namespace presto::futures::detail {
 
 void report_unobserved(const Thread& future, const std::exception_ptr& error) noexcept {
   try {
     const std::string message = future.describe() + " was destroyed without get(); its exception is lost: " +
-                                what_of(error);
+                                exception_text(error);
     if (Runtime* rt = future.runtime(); rt != nullptr) {
       rt->logger().warn("{}", message);
     } else {

@@ -11,6 +11,7 @@
 // one of them with the object it waits on; the message says the same in words.
 
 #include <cstdint>
+#include <exception>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -37,5 +38,9 @@ class Deadlock : public std::runtime_error {
  private:
   std::vector<BlockedThread> blocked_;
 };
+
+// What an exception says: what() for a std::exception, a fixed phrase for anything else. For
+// log lines about exceptions nobody received (an unjoined thread's, an unobserved future's).
+std::string exception_text(const std::exception_ptr& e);
 
 }  // namespace presto
