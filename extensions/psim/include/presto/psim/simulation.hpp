@@ -39,6 +39,7 @@
 #include <utility>
 #include <vector>
 
+#include <presto/spinlock.hpp>
 #include <presto/thread_pool.hpp>
 #include <presto/psim/link.hpp>
 #include <presto/psim/logical_process.hpp>
@@ -136,7 +137,7 @@ class Simulation {
   std::vector<std::unique_ptr<Link>> links_;
   bool claimed_ = false;
 
-  std::mutex lock_;
+  presto::Spinlock lock_;
   bool done_ = false;  // nothing before the end time can happen any more (or an LP failed)
   std::uint64_t partial_deadlocks_ = 0;
   std::uint64_t total_deadlocks_ = 0;
