@@ -312,14 +312,16 @@ void RuntimeImpl::finished_holding_locks(Thread& t) noexcept {
 }
 
 void RuntimeImpl::release_handle(Thread& t) noexcept {
-  if (t.registry_ == &retained) return;  // kept until the runtime dies
   t.spin_lock();
   t.handle_attached_ = false;
   const ThreadState s = t.state();
   const bool finished = s == ThreadState::terminated || s == ThreadState::abandoned;
+  // A finished thread's registry_ was last written before its spinlock section (retire), so it
+  // is read here, under the spinlock, only once the thread is seen finished.
+  const bool kept = finished && t.registry_ == &retained;  // kept until the runtime dies
   std::exception_ptr orphan = s == ThreadState::terminated ? t.exception_ : nullptr;
   t.spin_unlock();
-  if (!finished) return;  // the thread recycles itself when it finishes
+  if (!finished || kept) return;  // an unfinished thread recycles itself when it finishes
   if (orphan) note_orphan_exception(t, orphan);
   recycle(t);
 }
@@ -409,7 +411,7 @@ bool RuntimeImpl::try_halt(Processor& p) {
       keep_alives.load(std::memory_order_seq_cst) != 0 || replacing.load(std::memory_order_seq_cst) != 0) {
     return false;
   }
-  std::atomic_thread_fence(std::memory_order_seq_cst);
+  full_fence();  // orders the pool read above before the count read below
   if (idle_exits.load(std::memory_order_seq_cst) != exits) return false;  // one left to run a thread
   revived.store(false, std::memory_order_relaxed);
   halting.store(true, std::memory_order_seq_cst);
@@ -547,12 +549,11 @@ void RuntimeImpl::abandon_survivors() {
     t->spin_lock();
     t->set_state(ThreadState::abandoned);
     const bool free_it = t->forked_ && !t->handle_attached_;
+    // Its handle may be lost with an abandoned stack: freed with the runtime. Registered before
+    // the spinlock is released, so that a handle released meanwhile sees it kept.
+    if (!free_it && t->forked_) retained.add(*t);
     t->spin_unlock();
-    if (free_it) {
-      delete t;
-    } else if (t->forked_) {
-      retained.add(*t);  // its handle may be lost with an abandoned stack: freed with the runtime
-    }
+    if (free_it) delete t;
   }
   logger->warn("run of '{}' ended with {} still alive, abandoned:{}", name,
                survivors.size() == 1 ? std::string("1 thread") : std::to_string(survivors.size()) + " threads",
