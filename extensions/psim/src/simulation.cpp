@@ -1,6 +1,7 @@
 #include <presto/psim/simulation.hpp>
 
 #include <algorithm>
+#include <array>
 #include <cassert>
 #include <cmath>
 #include <exception>
@@ -20,6 +21,33 @@ std::string_view to_string(Protocol protocol) noexcept {
   }
   return "?";
 }
+
+// The LPs to wake once the lock is released, in the order they were unblocked. Most events
+// wake none or one, so a few fit inline: break_deadlock runs in the dispatch path, which must
+// not allocate, and receive() saves an allocation per wake-up.
+class Simulation::WakeList {
+ public:
+  void emplace_back(LogicalProcess* lp, Link* link) {
+    if (inline_size_ < inline_.size()) {
+      inline_[inline_size_++] = {lp, link};
+    } else {
+      overflow_.emplace_back(lp, link);
+    }
+  }
+  bool empty() const noexcept { return inline_size_ == 0; }
+  // Wakes every LP listed (without the simulation's lock) and empties the list.
+  void wake_all() {
+    for (std::size_t i = 0; i < inline_size_; ++i) inline_[i].first->wakeup(*inline_[i].second);
+    for (auto& [lp, link] : overflow_) lp->wakeup(*link);
+    inline_size_ = 0;
+    overflow_.clear();
+  }
+
+ private:
+  std::array<std::pair<LogicalProcess*, Link*>, 4> inline_{};
+  std::size_t inline_size_ = 0;
+  std::vector<std::pair<LogicalProcess*, Link*>> overflow_;
+};
 
 Simulation::Simulation(SimulationConfig config) : config_(config) {
   if (!(config_.end_time > 0)) throw UsageError("psim::Simulation: end_time must be positive");
@@ -108,14 +136,27 @@ void Simulation::set_clock(Link& link, Time clock) {
   link.to_.input_clocks_[link.slot_] = clock;
 }
 
-Link* Simulation::bottleneck(const LogicalProcess& lp) const {
-  // Scans the receiver's copy of its input clocks: contiguous, unlike the links themselves.
-  const std::vector<Time>& clocks = lp.input_clocks_;
-  if (clocks.empty()) return nullptr;
-  std::size_t least = 0;
-  for (std::size_t i = 1; i < clocks.size(); ++i) {
-    if (clocks[i] < clocks[least]) least = i;
+Link* Simulation::refresh_horizon(LogicalProcess& lp, Time next) {
+  // One pass over the receiver's copy of its input clocks (contiguous, unlike the links). Under
+  // null messages, a link whose clock holds `next` back first gets the null message its sender
+  // owes (its bound can only grow, so a single pass takes all there is: the senders cannot
+  // move while we hold the lock).
+  std::vector<Time>& clocks = lp.input_clocks_;
+  if (clocks.empty()) {
+    lp.horizon_ = kNever;
+    return nullptr;
   }
+  const bool pull = config_.protocol == Protocol::null_messages;
+  std::size_t least = 0;
+  Time least_clock = kNever;
+  for (std::size_t i = 0; i < clocks.size(); ++i) {
+    if (pull && clocks[i] <= next) pull_null(*lp.inputs_[i]);
+    if (clocks[i] < least_clock) {
+      least_clock = clocks[i];
+      least = i;
+    }
+  }
+  lp.horizon_ = least_clock;
   return lp.inputs_[least];
 }
 
@@ -146,14 +187,13 @@ Time Simulation::lower_bound(const LogicalProcess& lp) const {
   return bound;
 }
 
-bool Simulation::pull_null(Link& link) {
+void Simulation::pull_null(Link& link) {
   LogicalProcess& sender = link.from_;
   const Time promise = lower_bound(sender) + link.lookahead_;
-  if (promise <= link.clock_) return false;
+  if (promise <= link.clock_) return;
   set_clock(link, promise);
   ++link.null_messages_;
   ++sender.stats_.null_messages;
-  return true;
 }
 
 void Simulation::unblock(LogicalProcess& lp, WakeList& wakes) {
@@ -181,10 +221,6 @@ void Simulation::finish(LogicalProcess& lp, WakeList& wakes) {
   }
 }
 
-void Simulation::wake(WakeList& wakes) {
-  for (auto& [lp, link] : wakes) lp->wakeup(*link);
-  wakes.clear();
-}
 
 std::optional<Message> Simulation::receive(LogicalProcess& lp) {
   WakeList wakes;
@@ -195,10 +231,7 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp) {
     take_in(lp);
     const Time next = lp.pending_.empty() ? kNever : lp.pending_.front().time;
     Link* holding = nullptr;
-    if (next >= lp.horizon_) {  // the cached horizon is a lower bound: refresh it
-      holding = bottleneck(lp);
-      lp.horizon_ = holding != nullptr ? holding->clock_ : kNever;
-    }
+    if (next >= lp.horizon_) holding = refresh_horizon(lp, next);  // the cached one is a lower bound
     const bool granted = !lp.pending_.empty() && lp.pending_.front().key() < lp.grant_limit_;
     if (!done_ && next < config_.end_time && (next < lp.horizon_ || granted)) {
       std::pop_heap(lp.pending_.begin(), lp.pending_.end(), LaterKey{});
@@ -211,34 +244,26 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp) {
       ++lp.stats_.events;
       if (!(next < lp.horizon_)) ++lp.stats_.deadlock_grants;
       lk.unlock();
-      wake(wakes);
+      wakes.wake_all();
       return m;
     }
     if (done_ || std::min(next, lp.horizon_) >= config_.end_time) {
       finish(lp, wakes);
       lk.unlock();
-      wake(wakes);
+      wakes.wake_all();
       return std::nullopt;
     }
     // Not yet safe: sleep on the input link holding the LP back.
     assert(holding != nullptr);
-    if (config_.protocol == Protocol::null_messages) {
-      // Ask for the null messages owed on the input links holding the next message back (they
-      // may raise the horizon), then send our own to the LPs waiting on us.
-      bool moved = false;
-      for (std::size_t i = 0; i < lp.inputs_.size(); ++i) {
-        if (lp.input_clocks_[i] <= next) moved = pull_null(*lp.inputs_[i]) || moved;
-      }
-      if (moved) continue;
-      send_nulls(lp, std::min(next, lp.horizon_), true, wakes);
-    }
+    // refresh_horizon already took the null messages owed to us; send ours to the LPs waiting.
+    if (config_.protocol == Protocol::null_messages) send_nulls(lp, std::min(next, lp.horizon_), true, wakes);
     lp.blocked_on_ = holding;
     ++holding->from_.waiters_;
     lp.phase_ = LogicalProcess::Phase::blocked;
     ++lp.stats_.blocks;
     holding->spin_lock();
     lk.unlock();
-    wake(wakes);
+    wakes.wake_all();
     const auto start = Clock::now();
     holding->block();  // releases the spinlock once switched out; whoever wakes us unblock()ed us
     lp.stats_.blocked_time += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start);
@@ -262,7 +287,7 @@ void Simulation::ended(LogicalProcess& lp, bool failed) {
       }
     }
   }
-  wake(wakes);
+  wakes.wake_all();
 }
 
 Simulation::Breaking Simulation::break_deadlock(bool may_wait, bool total) {
@@ -325,7 +350,7 @@ Simulation::Breaking Simulation::break_deadlock(bool may_wait, bool total) {
   }
   lk.unlock();
   bool woke = !wakes.empty();
-  wake(wakes);
+  wakes.wake_all();
   return woke ? Breaking::woke : Breaking::nothing;
 }
 

@@ -111,7 +111,7 @@ class Simulation {
   friend class LogicalProcess;
   friend class SequentialSimulator;
 
-  using WakeList = std::vector<std::pair<LogicalProcess*, Link*>>;
+  class WakeList;  // LPs to wake after the lock is released
 
   void adopt(std::unique_ptr<LogicalProcess> lp);
   void claim(const char* by);  // a Simulation runs once
@@ -120,14 +120,14 @@ class Simulation {
   void deliver(Link& link, const Message& m, WakeList& wakes);
   void take_in(LogicalProcess& lp);
   void set_clock(Link& link, Time clock);  // the link's and its receiver's copy
-  Link* bottleneck(const LogicalProcess& lp) const;
+  // Sets lp's horizon to its least input clock and returns that link (nullptr: no inputs).
+  Link* refresh_horizon(LogicalProcess& lp, Time next);
   void send_nulls(LogicalProcess& lp, Time bound, bool only_to_waiters, WakeList& wakes);
   // A lower bound on the time of lp's next event: what it may still send, less lookahead.
   Time lower_bound(const LogicalProcess& lp) const;
-  bool pull_null(Link& link);  // raises link's clock to its sender's bound; true if it moved
+  void pull_null(Link& link);  // raises link's clock to its sender's bound, if that is higher
   void unblock(LogicalProcess& lp, WakeList& wakes);
   void finish(LogicalProcess& lp, WakeList& wakes);
-  static void wake(WakeList& wakes);
 
   std::optional<Message> receive(LogicalProcess& lp);
   void ended(LogicalProcess& lp, bool failed);
