@@ -90,7 +90,48 @@ Link& Simulation::connect(LogicalProcess& from, LogicalProcess& to, Time lookahe
   return l;
 }
 
-// --- The engine; every function below until run() is called with lock_ held. -------------
+// --- The engine ----------------------------------------------------------------------------
+//
+// Locking. Each LP's mutex_ guards its side of the engine: its phase, the link it sleeps on,
+// its pending heap, horizon and grant, and its input links (their FIFOs, clocks and counts).
+// A thread holds at most one LP's mutex at a time, except break_deadlock and a failing LP,
+// which take every LP's in index order (AllLocks); the spinlock of the link an LP sleeps on is
+// taken inside that LP's mutex. What other LPs need of an LP without its mutex is published
+// in atomics: its lower bound (bound_, for the null messages they pull from it), how many LPs
+// sleep on its output links and on which (waiters_, Link::waited_, for the null messages it
+// pushes). An LP that publishes a higher bound then reads waiters_; an LP about to sleep sets
+// waited_ and waiters_ then reads its sender's bound: one of the two sees the other (all four
+// accesses are sequentially consistent), so no null message is lost.
+//
+// An LP stays active until every message of its event is delivered, so a deadlock breaker,
+// which sees every LP at once, never misses a message in flight: a message not yet delivered is
+// later than its sender's active event.
+
+class Simulation::AllLocks {
+ public:
+  // Takes every LP's mutex in index order; with may_wait false, gives up (owns() false) rather
+  // than wait for one that is held.
+  AllLocks(Simulation& simulation, bool may_wait) : processes_(simulation.processes_) {
+    for (; taken_ < processes_.size(); ++taken_) {
+      presto::Spinlock& m = processes_[taken_]->mutex_;
+      if (may_wait) {
+        m.lock();
+      } else if (!m.try_lock()) {
+        break;
+      }
+    }
+  }
+  AllLocks(const AllLocks&) = delete;
+  AllLocks& operator=(const AllLocks&) = delete;
+  ~AllLocks() {
+    while (taken_ > 0) processes_[--taken_]->mutex_.unlock();
+  }
+  bool owns() const noexcept { return taken_ == processes_.size(); }
+
+ private:
+  const std::vector<std::unique_ptr<LogicalProcess>>& processes_;
+  std::size_t taken_ = 0;
+};
 
 void Simulation::deliver(Link& link, const Message& m, WakeList& wakes) {
   LogicalProcess& r = link.to_;
@@ -106,17 +147,12 @@ void Simulation::deliver(Link& link, const Message& m, WakeList& wakes) {
   }
 }
 
-void Simulation::flush(LogicalProcess& lp, WakeList& wakes) {
+void Simulation::deliver_sent(LogicalProcess& lp, WakeList& wakes) {
   for (auto& [link, m] : lp.outbox_) {
-    if (link == nullptr) {
-      lp.pending_.push_back(m);
-      std::push_heap(lp.pending_.begin(), lp.pending_.end(), LaterKey{});
-    } else {
-      lp.grant_limit_ = std::min(lp.grant_limit_, m.key());  // it may come back, a little later
-      deliver(*link, m, wakes);
-    }
+    if (link == nullptr) continue;  // to itself: taken in by receive()
+    std::lock_guard theirs(link->to_.mutex_);
+    deliver(*link, m, wakes);
   }
-  lp.outbox_.clear();
 }
 
 void Simulation::take_in(LogicalProcess& lp) {
@@ -139,8 +175,7 @@ void Simulation::set_clock(Link& link, Time clock) {
 Link* Simulation::refresh_horizon(LogicalProcess& lp, Time next) {
   // One pass over the receiver's copy of its input clocks (contiguous, unlike the links). Under
   // null messages, a link whose clock holds `next` back first gets the null message its sender
-  // owes (its bound can only grow, so a single pass takes all there is: the senders cannot
-  // move while we hold the lock).
+  // owes from the bound it published.
   std::vector<Time>& clocks = lp.input_clocks_;
   if (clocks.empty()) {
     lp.horizon_ = kNever;
@@ -160,47 +195,39 @@ Link* Simulation::refresh_horizon(LogicalProcess& lp, Time next) {
   return lp.inputs_[least];
 }
 
-void Simulation::send_nulls(LogicalProcess& lp, Time bound, bool only_to_waiters, WakeList& wakes) {
-  for (Link* l : lp.outputs_) {
-    LogicalProcess& r = l->to_;
-    const bool waits = r.phase_ == LogicalProcess::Phase::blocked && r.blocked_on_ == l;
-    Time promise = bound + l->lookahead_;
-    if (promise <= l->clock_ || (only_to_waiters && !waits)) continue;
-    set_clock(*l, promise);
-    ++l->null_messages_;
-    ++lp.stats_.null_messages;
-    if (waits) unblock(r, wakes);
-  }
-}
-
-Time Simulation::lower_bound(const LogicalProcess& lp) const {
-  switch (lp.phase_) {
-    case LogicalProcess::Phase::active: return lp.key_.time;
-    case LogicalProcess::Phase::finished: return kNever;
-    case LogicalProcess::Phase::receiving:
-    case LogicalProcess::Phase::blocked: break;
-  }
-  // horizon_ never exceeds the least input clock; while lp is blocked it equals it (a raise of
-  // the link it sleeps on wakes it).
-  Time bound = std::min(lp.horizon_, lp.inbox_min_.time);
-  if (!lp.pending_.empty()) bound = std::min(bound, lp.pending_.front().time);
-  return bound;
+void Simulation::publish_bound(LogicalProcess& lp, Time bound) {
+  // Only lp writes its bound; a bound never goes down (an LP's next event is never earlier
+  // than one it could already promise).
+  if (bound > lp.bound_.load(std::memory_order_relaxed)) lp.bound_.store(bound, std::memory_order_seq_cst);
 }
 
 void Simulation::pull_null(Link& link) {
-  LogicalProcess& sender = link.from_;
-  const Time promise = lower_bound(sender) + link.lookahead_;
+  const Time promise = link.from_.bound_.load(std::memory_order_seq_cst) + link.lookahead_;
   if (promise <= link.clock_) return;
   set_clock(link, promise);
   ++link.null_messages_;
-  ++sender.stats_.null_messages;
+}
+
+void Simulation::send_nulls(LogicalProcess& lp, Time bound, WakeList& wakes) {
+  if (lp.waiters_.load(std::memory_order_seq_cst) == 0) return;
+  for (Link* l : lp.outputs_) {
+    if (!l->waited_.load(std::memory_order_seq_cst)) continue;
+    LogicalProcess& r = l->to_;
+    std::lock_guard theirs(r.mutex_);
+    const Time promise = bound + l->lookahead_;
+    if (r.phase_ != LogicalProcess::Phase::blocked || r.blocked_on_ != l || promise <= l->clock_) continue;
+    set_clock(*l, promise);
+    ++l->null_messages_;
+    unblock(r, wakes);
+  }
 }
 
 void Simulation::unblock(LogicalProcess& lp, WakeList& wakes) {
-  // lp set blocked_on_ under lock_ and took that link's spinlock before releasing lock_, and
-  // keeps it until it is switched out: once we hold the spinlock, lp waits on the link.
+  // lp set blocked_on_ under its mutex and took that link's spinlock before releasing the
+  // mutex, and keeps it until it is switched out: once we hold the spinlock, lp waits on it.
   Link* l = lp.blocked_on_;
-  --l->from_.waiters_;
+  l->waited_.store(false, std::memory_order_relaxed);
+  l->from_.waiters_.fetch_sub(1, std::memory_order_relaxed);
   l->spin_lock();
   bool waiting = l->recall(lp);
   l->spin_unlock();
@@ -209,24 +236,38 @@ void Simulation::unblock(LogicalProcess& lp, WakeList& wakes) {
   if (waiting) wakes.emplace_back(&lp, l);
 }
 
-void Simulation::finish(LogicalProcess& lp, WakeList& wakes) {
+void Simulation::finish_inputs(LogicalProcess& lp) {
   lp.phase_ = LogicalProcess::Phase::finished;
+  publish_bound(lp, kNever);
   lp.pending_.clear();
   for (Link* l : lp.inputs_) l->fifo_.clear();
   lp.filled_.clear();
+}
+
+void Simulation::close_outputs(LogicalProcess& lp, WakeList& wakes) {
   for (Link* l : lp.outputs_) {
-    set_clock(*l, kNever);  // it will never send again
     LogicalProcess& r = l->to_;
+    std::lock_guard theirs(r.mutex_);
+    set_clock(*l, kNever);  // lp will never send again
     if (r.phase_ == LogicalProcess::Phase::blocked && r.blocked_on_ == l) unblock(r, wakes);
   }
 }
 
-
 std::optional<Message> Simulation::receive(LogicalProcess& lp) {
   WakeList wakes;
-  std::unique_lock lk(lock_);
-  flush(lp, wakes);
+  deliver_sent(lp, wakes);  // still active: nothing of this event is missed by a deadlock breaker
+  std::unique_lock own(lp.mutex_);
+  for (auto& [link, m] : lp.outbox_) {
+    if (link == nullptr) {
+      lp.pending_.push_back(m);
+      std::push_heap(lp.pending_.begin(), lp.pending_.end(), LaterKey{});
+    } else {
+      lp.grant_limit_ = std::min(lp.grant_limit_, m.key());  // it may come back, a little later
+    }
+  }
+  lp.outbox_.clear();
   lp.phase_ = LogicalProcess::Phase::receiving;
+  const bool nulls = config_.protocol == Protocol::null_messages;
   for (;;) {
     take_in(lp);
     const Time next = lp.pending_.empty() ? kNever : lp.pending_.front().time;
@@ -239,52 +280,85 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp) {
       lp.pending_.pop_back();
       lp.key_ = m.key();
       lp.phase_ = LogicalProcess::Phase::active;
-      // Null messages on demand: LPs waiting on this one learn at once that it has moved on.
-      if (config_.protocol == Protocol::null_messages && lp.waiters_ > 0) send_nulls(lp, m.time, true, wakes);
+      publish_bound(lp, m.time);
       ++lp.stats_.events;
       if (!(next < lp.horizon_)) ++lp.stats_.deadlock_grants;
-      lk.unlock();
+      own.unlock();
+      // Null messages on demand: LPs waiting on this one learn at once that it has moved on.
+      if (nulls) send_nulls(lp, m.time, wakes);
       wakes.wake_all();
       return m;
     }
     if (done_ || std::min(next, lp.horizon_) >= config_.end_time) {
-      finish(lp, wakes);
-      lk.unlock();
+      finish_inputs(lp);
+      own.unlock();
+      close_outputs(lp, wakes);
       wakes.wake_all();
       return std::nullopt;
     }
     // Not yet safe: sleep on the input link holding the LP back.
     assert(holding != nullptr);
-    // refresh_horizon already took the null messages owed to us; send ours to the LPs waiting.
-    if (config_.protocol == Protocol::null_messages) send_nulls(lp, std::min(next, lp.horizon_), true, wakes);
+    if (nulls) {
+      // refresh_horizon took the null messages owed to us; send ours to the LPs waiting on us
+      // (without our mutex: one mutex at a time), then look again.
+      const Time bound = std::min(next, lp.horizon_);
+      if (bound > lp.bound_.load(std::memory_order_relaxed)) {
+        publish_bound(lp, bound);
+        if (lp.waiters_.load(std::memory_order_seq_cst) > 0) {
+          own.unlock();
+          send_nulls(lp, bound, wakes);
+          wakes.wake_all();
+          own.lock();
+          continue;
+        }
+      }
+      holding->waited_.store(true, std::memory_order_seq_cst);
+    }
+    holding->from_.waiters_.fetch_add(1, std::memory_order_seq_cst);
     lp.blocked_on_ = holding;
-    ++holding->from_.waiters_;
     lp.phase_ = LogicalProcess::Phase::blocked;
+    if (nulls && holding->from_.bound_.load(std::memory_order_seq_cst) + holding->lookahead_ > holding->clock_) {
+      // Its sender published a higher bound before it could see us wait: take it and look
+      // again (nobody unblocked us: that takes our mutex).
+      holding->waited_.store(false, std::memory_order_relaxed);
+      holding->from_.waiters_.fetch_sub(1, std::memory_order_relaxed);
+      lp.blocked_on_ = nullptr;
+      lp.phase_ = LogicalProcess::Phase::receiving;
+      pull_null(*holding);
+      continue;
+    }
     ++lp.stats_.blocks;
     holding->spin_lock();
-    lk.unlock();
+    own.unlock();
     wakes.wake_all();
     const auto start = Clock::now();
     holding->block();  // releases the spinlock once switched out; whoever wakes us unblock()ed us
     lp.stats_.blocked_time += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start);
-    lk.lock();
+    own.lock();
   }
 }
 
 void Simulation::ended(LogicalProcess& lp, bool failed) {
   WakeList wakes;
+  bool open;
   {
-    std::lock_guard lk(lock_);
-    if (lp.phase_ != LogicalProcess::Phase::finished) {
-      if (!failed) flush(lp, wakes);
-      lp.outbox_.clear();
-      finish(lp, wakes);
+    std::lock_guard own(lp.mutex_);
+    open = lp.phase_ != LogicalProcess::Phase::finished;
+  }
+  if (open) {  // its body returned (or threw) without receive() ending it
+    if (!failed) deliver_sent(lp, wakes);
+    lp.outbox_.clear();
+    {
+      std::lock_guard own(lp.mutex_);
+      finish_inputs(lp);
     }
-    if (failed) {  // end the whole simulation: every LP's receive() returns nullopt
-      done_ = true;
-      for (auto& other : processes_) {
-        if (other->phase_ == LogicalProcess::Phase::blocked) unblock(*other, wakes);
-      }
+    close_outputs(lp, wakes);
+  }
+  if (failed) {  // end the whole simulation: every LP's receive() returns nullopt
+    AllLocks all(*this, /*may_wait=*/true);
+    done_ = true;
+    for (auto& other : processes_) {
+      if (other->phase_ == LogicalProcess::Phase::blocked) unblock(*other, wakes);
     }
   }
   wakes.wake_all();
@@ -292,64 +366,61 @@ void Simulation::ended(LogicalProcess& lp, bool failed) {
 
 Simulation::Breaking Simulation::break_deadlock(bool may_wait, bool total) {
   if (!total && config_.protocol == Protocol::null_messages) return Breaking::nothing;
-  std::unique_lock lk(lock_, std::defer_lock);
-  if (may_wait) {
-    lk.lock();
-  } else if (!lk.try_lock()) {
-    return Breaking::busy;
-  }
-  if (done_) return Breaking::nothing;
-  // The earliest pending message anywhere is safe if no event being handled can still send
-  // an earlier one: a message's key always exceeds that of the event that sent it. Its LP may
-  // go on up to the next LP's earliest message or event (less what it sends meanwhile).
-  EventKey earliest{kNever}, runner_up{kNever};
-  LogicalProcess* owner = nullptr;
-  bool any_active = false;
-  EventKey earliest_active{kNever};
-  for (auto& lp : processes_) {
-    switch (lp->phase_) {
-      case LogicalProcess::Phase::active:
-        any_active = true;
-        earliest_active = std::min(earliest_active, lp->key_);
-        break;
-      case LogicalProcess::Phase::receiving:
-      case LogicalProcess::Phase::blocked: {
-        EventKey k = lp->inbox_min_;
-        if (!lp->pending_.empty()) k = std::min(k, lp->pending_.front().key());
-        if (k < earliest) {
-          runner_up = earliest;
-          earliest = k;
-          owner = lp.get();
-        } else {
-          runner_up = std::min(runner_up, k);
-        }
-        break;
-      }
-      case LogicalProcess::Phase::finished: break;
-    }
-  }
   WakeList wakes;
-  if (!any_active && earliest.time >= config_.end_time) {
-    if (!total) return Breaking::nothing;  // the halt ends it, when every processor is idle
-    done_ = true;
+  {
+    AllLocks all(*this, may_wait);
+    if (!all.owns()) return Breaking::busy;
+    if (done_) return Breaking::nothing;
+    // The earliest pending message anywhere is safe if no event being handled can still send
+    // an earlier one: a message's key always exceeds that of the event that sent it. Its LP
+    // may go on up to the next LP's earliest message or event (less what it sends meanwhile).
+    EventKey earliest{kNever}, runner_up{kNever};
+    LogicalProcess* owner = nullptr;
+    bool any_active = false;
+    EventKey earliest_active{kNever};
     for (auto& lp : processes_) {
-      if (lp->phase_ == LogicalProcess::Phase::blocked) unblock(*lp, wakes);
+      switch (lp->phase_) {
+        case LogicalProcess::Phase::active:
+          any_active = true;
+          earliest_active = std::min(earliest_active, lp->key_);
+          break;
+        case LogicalProcess::Phase::receiving:
+        case LogicalProcess::Phase::blocked: {
+          EventKey k = lp->inbox_min_;
+          if (!lp->pending_.empty()) k = std::min(k, lp->pending_.front().key());
+          if (k < earliest) {
+            runner_up = earliest;
+            earliest = k;
+            owner = lp.get();
+          } else {
+            runner_up = std::min(runner_up, k);
+          }
+          break;
+        }
+        case LogicalProcess::Phase::finished: break;
+      }
     }
-  } else {
-    if (owner == nullptr || (any_active && !(earliest < earliest_active)) || earliest.time >= config_.end_time) {
-      return Breaking::nothing;
+    if (!any_active && earliest.time >= config_.end_time) {
+      if (!total) return Breaking::nothing;  // the halt ends it, when every processor is idle
+      done_ = true;
+      for (auto& lp : processes_) {
+        if (lp->phase_ == LogicalProcess::Phase::blocked) unblock(*lp, wakes);
+      }
+    } else {
+      if (owner == nullptr || (any_active && !(earliest < earliest_active)) || earliest.time >= config_.end_time) {
+        return Breaking::nothing;
+      }
+      owner->grant_limit_ = std::min(runner_up, earliest_active);  // still valid if we must retry
+      if (owner->phase_ != LogicalProcess::Phase::blocked) return Breaking::nothing;  // it will see it
+      if (!may_wait) {
+        if (!owner->blocked_on_->spin_try_lock()) return Breaking::busy;  // still switching out
+        owner->blocked_on_->spin_unlock();
+      }
+      unblock(*owner, wakes);
+      ++(total ? total_deadlocks_ : partial_deadlocks_);
     }
-    owner->grant_limit_ = std::min(runner_up, earliest_active);  // still valid if we must retry
-    if (owner->phase_ != LogicalProcess::Phase::blocked) return Breaking::nothing;  // it will see it
-    if (!may_wait) {
-      if (!owner->blocked_on_->spin_try_lock()) return Breaking::busy;  // still switching out
-      owner->blocked_on_->spin_unlock();
-    }
-    unblock(*owner, wakes);
-    ++(total ? total_deadlocks_ : partial_deadlocks_);
   }
-  lk.unlock();
-  bool woke = !wakes.empty();
+  const bool woke = !wakes.empty();
   wakes.wake_all();
   return woke ? Breaking::woke : Breaking::nothing;
 }
@@ -387,7 +458,9 @@ SimulationStats Simulation::run(std::unique_ptr<ThreadPool> inner) {
   s.partial_deadlocks = partial_deadlocks_;
   s.total_deadlocks = total_deadlocks_;
   for (auto& lp : processes_) {
-    const ProcessStats& p = lp->stats_;
+    ProcessStats& p = lp->stats_;
+    p.null_messages = 0;
+    for (const Link* l : lp->outputs_) p.null_messages += l->null_messages_;
     s.events += p.events;
     s.messages += p.messages_sent;
     s.null_messages += p.null_messages;

@@ -10,6 +10,7 @@
 // `lookahead` is both a promise made by the sender (send() rejects shorter delays) and what
 // the null-message protocol adds to the sender's own lower bound.
 
+#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -46,12 +47,14 @@ class Link final : public SynchroObject {
   LogicalProcess& from_;
   LogicalProcess& to_;
   Time lookahead_;
-  // Guarded by the simulation's lock.
+  // Guarded by the receiver's mutex.
   Time clock_;
   std::uint32_t slot_ = 0;     // its index in to_.inputs_
   std::vector<Message> fifo_;  // sent, not yet taken in by the receiver, in send order
   std::uint64_t messages_ = 0;
   std::uint64_t null_messages_ = 0;
+  // The receiver sleeps on this link: its sender owes it a null message when its bound grows.
+  std::atomic<bool> waited_{false};
 };
 
 }  // namespace presto::psim

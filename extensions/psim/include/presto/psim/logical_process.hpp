@@ -24,6 +24,7 @@
 // LPs are created by Simulation::add and run by Simulation::run (or SequentialSimulator::run);
 // an LP runs once. Its statistics are read after the run.
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <optional>
@@ -31,6 +32,7 @@
 #include <utility>
 #include <vector>
 
+#include <presto/spinlock.hpp>
 #include <presto/thread.hpp>
 #include <presto/psim/link.hpp>
 #include <presto/psim/message.hpp>
@@ -94,7 +96,8 @@ class LogicalProcess : public Thread {
   std::uint64_t sequence_ = 0;
   ProcessStats stats_;
 
-  // PSIM's state, guarded by the simulation's lock.
+  // PSIM's state, guarded by mutex_ (see the locking note in simulation.cpp).
+  presto::Spinlock mutex_;
   Phase phase_ = Phase::active;
   std::vector<Message> pending_;   // heap (LaterKey): taken in, not yet received
   std::vector<Time> input_clocks_;  // clock of inputs_[i], kept by Simulation::set_clock
@@ -102,7 +105,9 @@ class LogicalProcess : public Thread {
   EventKey inbox_min_{kNever};     // least key in those FIFOs
   Time horizon_ = 0;               // least input link clock seen last (clocks only grow)
   Link* blocked_on_ = nullptr;
-  std::uint32_t waiters_ = 0;      // LPs blocked on one of its output links
+  // Read by other LPs without mutex_:
+  std::atomic<std::uint32_t> waiters_{0};  // LPs blocked on one of its output links
+  std::atomic<Time> bound_{0};  // published lower bound on its next event (only grows)
   // Breaking a deadlock proved every message below this key safe for this LP: nothing that
   // is not this LP's own doing can reach it below the key, and its sends to other LPs lower it.
   EventKey grant_limit_{};

@@ -26,20 +26,18 @@
 //   sim.connect(a, b, /*lookahead=*/1.0);
 //   SimulationStats s = sim.run();      // from a presto thread; returns after every LP ended
 //
-// A Simulation runs once (run() or SequentialSimulator::run). The engine's shared state is
-// guarded by one lock, held for a few hundred nanoseconds per event and never across a
-// context switch.
+// A Simulation runs once (run() or SequentialSimulator::run). Each LP's share of the engine's
+// state is guarded by its own spinlock, held for a few hundred nanoseconds per event and never
+// across a context switch; only breaking a deadlock takes them all.
 
 #include <chrono>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string_view>
 #include <utility>
 #include <vector>
 
-#include <presto/spinlock.hpp>
 #include <presto/thread_pool.hpp>
 #include <presto/psim/link.hpp>
 #include <presto/psim/logical_process.hpp>
@@ -111,23 +109,26 @@ class Simulation {
   friend class LogicalProcess;
   friend class SequentialSimulator;
 
-  class WakeList;  // LPs to wake after the lock is released
+  class WakeList;  // LPs to wake after the mutexes are released
+  class AllLocks;  // every LP's mutex, in index order
 
   void adopt(std::unique_ptr<LogicalProcess> lp);
   void claim(const char* by);  // a Simulation runs once
-  // All under lock_:
-  void flush(LogicalProcess& lp, WakeList& wakes);
+  // With the receiver's mutex held:
   void deliver(Link& link, const Message& m, WakeList& wakes);
-  void take_in(LogicalProcess& lp);
   void set_clock(Link& link, Time clock);  // the link's and its receiver's copy
+  void pull_null(Link& link);  // raises link's clock to its sender's published bound
+  void unblock(LogicalProcess& lp, WakeList& wakes);
+  // With lp's own mutex held:
+  void take_in(LogicalProcess& lp);
   // Sets lp's horizon to its least input clock and returns that link (nullptr: no inputs).
   Link* refresh_horizon(LogicalProcess& lp, Time next);
-  void send_nulls(LogicalProcess& lp, Time bound, bool only_to_waiters, WakeList& wakes);
-  // A lower bound on the time of lp's next event: what it may still send, less lookahead.
-  Time lower_bound(const LogicalProcess& lp) const;
-  void pull_null(Link& link);  // raises link's clock to its sender's bound, if that is higher
-  void unblock(LogicalProcess& lp, WakeList& wakes);
-  void finish(LogicalProcess& lp, WakeList& wakes);
+  void publish_bound(LogicalProcess& lp, Time bound);
+  void finish_inputs(LogicalProcess& lp);
+  // With no mutex held (each takes the receivers' in turn):
+  void deliver_sent(LogicalProcess& lp, WakeList& wakes);
+  void send_nulls(LogicalProcess& lp, Time bound, WakeList& wakes);
+  void close_outputs(LogicalProcess& lp, WakeList& wakes);
 
   std::optional<Message> receive(LogicalProcess& lp);
   void ended(LogicalProcess& lp, bool failed);
@@ -137,8 +138,7 @@ class Simulation {
   std::vector<std::unique_ptr<Link>> links_;
   bool claimed_ = false;
 
-  presto::Spinlock lock_;
-  bool done_ = false;  // nothing before the end time can happen any more (or an LP failed)
+  bool done_ = false;  // nothing before the end time can happen (or an LP failed); all mutexes
   std::uint64_t partial_deadlocks_ = 0;
   std::uint64_t total_deadlocks_ = 0;
 };
