@@ -437,9 +437,14 @@ void RuntimeImpl::idle_loop(Processor& p) {
   idle.fetch_add(1, std::memory_order_seq_cst);
   struct Leave {
     RuntimeImpl& r;
+    // Not idle any more, then counted out, in this order: a halter that still saw this
+    // processor idle read the exit count before it moved, so if this processor then takes a
+    // thread from the pool, the halter either still sees that thread or sees the count move.
+    // (Counted out first, a halter could read the new count, then "all idle", then the pool
+    // this processor had just emptied, and halt while the thread runs.)
     ~Leave() {
-      r.idle_exits.fetch_add(1, std::memory_order_seq_cst);
       r.idle.fetch_sub(1, std::memory_order_seq_cst);
+      r.idle_exits.fetch_add(1, std::memory_order_seq_cst);
     }
   } leave{*this};
   for (;;) {

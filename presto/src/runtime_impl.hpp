@@ -121,7 +121,8 @@ class RuntimeImpl {
   std::atomic<std::size_t> idle{0};       // processors in their idle loop
   std::atomic<std::size_t> spinning{0};   // of those, polling for work
   std::atomic<std::size_t> sleepers{0};   // of those, parked
-  // Counts exits from the idle loop. A processor bumps it before it looks for a thread, so a
+  // Counts exits from the idle loop. A processor bumps it (after leaving `idle`, before it
+  // looks for a thread), so a
   // halt that reads it unchanged around its checks knows that no processor left to run a
   // thread in between (it could otherwise take the last ready thread after the halter read
   // `idle` and before it read the pool, and run while the system is declared halted).
