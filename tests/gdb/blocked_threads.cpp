@@ -1,8 +1,10 @@
-// Stops itself, for the gdb test, with presto threads in known states: on one processor,
-// 'consumer' blocked on condition 'nonempty' (in wait_for_item), 'locker' blocked on lock
-// 'table' (in take_table), 'enterer' blocked on monitor 'buffer' (in enter_buffer), 'yielder'
-// ready (in keep_yielding) and 'main' running (in presto_test_stop_here, where the debugger
-// breaks). Then it releases them all, joins them and prints what it checked.
+// Stops itself, for the gdb test, with presto threads in known states. Runtime 'presto' (one
+// processor): 'consumer' (started from the OS thread, before run) blocked on condition
+// 'nonempty' (in wait_for_item), 'locker' blocked on lock 'table' (in take_table), 'enterer'
+// blocked on monitor 'buffer' (in enter_buffer), 'yielder' ready (in keep_yielding) and 'main'
+// running (in presto_test_stop_here, where the debugger breaks). Runtime 'idle', not running:
+// 'pending', ready and never run. Then it releases them all, joins them and prints what it
+// checked.
 // Usage: blocked_threads   (exit status 0 when every thread was released and joined)
 
 #include <cstdio>
@@ -55,11 +57,14 @@ bool until_blocked(std::initializer_list<const presto::Thread*> ts) {
 }  // namespace
 
 int main() {
+  Shared s;
+  presto::Thread consumer{"consumer"}, pending{"pending"};
+  presto::Runtime idle{{.processors = 1, .name = "idle"}};
+  idle.start(pending, [] {});
   presto::Runtime rt{{.processors = 1}};
-  return rt.run([] {
-    Shared s;
-    presto::Thread consumer{"consumer"}, locker{"locker"}, enterer{"enterer"}, yielder{"yielder"};
-    consumer.start(wait_for_item, std::ref(s));
+  rt.start(consumer, wait_for_item, std::ref(s));
+  const int status = rt.run([&] {
+    presto::Thread locker{"locker"}, enterer{"enterer"}, yielder{"yielder"};
     if (!until_blocked({&consumer})) return std::puts("blocked_threads: consumer never blocked"), 1;
     {
       presto::Monitor::Entry entry{s.buffer};
@@ -75,7 +80,9 @@ int main() {
     }
     s.stop_yielding = true;
     for (presto::Thread* t : {&consumer, &locker, &enterer, &yielder}) t->join();
-    std::puts("blocked_threads: released and joined 4 threads");
     return 0;
   });
+  idle.run([&] { pending.join(); });
+  if (status == 0) std::puts("blocked_threads: released and joined 5 threads");
+  return status;
 }
