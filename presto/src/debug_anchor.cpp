@@ -8,7 +8,7 @@
 
 namespace presto::detail {
 
-DebugRuntimes debug_runtimes;
+constinit DebugRuntimes debug_runtimes;  // constant-initialized: usable by any static Runtime
 
 DebugAnchor::DebugAnchor(RuntimeImpl& r) noexcept : runtime(&r) {
   std::lock_guard guard{debug_runtimes.mutex};

@@ -201,7 +201,8 @@ thread) running it. Usage: info presto-threads"""
                 else:
                     where = ""
                 proc = "-" if t.processor is None else str(t.processor)
-                gdb.write("  %4d  %-16s %-10s %-4s  0x%-16x  %s\n" % (t.id, t.name, t.state, proc, t.address, where))
+                row = "  %4d  %-16s %-10s %-4s  0x%-16x  %s" % (t.id, t.name, t.state, proc, t.address, where)
+                gdb.write(row.rstrip() + "\n")
 
 
 def _find_thread(argument):
