@@ -3,7 +3,11 @@
 lane per processor, a rectangle per slice, an arrow per flow pair, a legend entry per thread,
 a labelled time axis), and that malformed traces are rejected with a message naming the fault.
 
-Usage: timeline_test.py PATH/TO/presto-timeline
+Usage: timeline_test.py PATH/TO/presto-timeline PATH/TO/sample_trace.json
+
+sample_trace.json (hand-written; docs/guide/timeline-sample.svg is drawn from it): two
+processors; threads 1, 2 and 7 run in four slices (thread 7's too narrow for its label); two
+wake-ups (flow pairs), one flow start without its finish, and events of kinds the tool ignores.
 """
 
 import json
@@ -14,30 +18,6 @@ import tempfile
 import xml.etree.ElementTree as ET
 
 SVG = "{http://www.w3.org/2000/svg}"
-
-# Two processors; threads 1, 2 and 7 run in four slices; two wake-ups (flow pairs), one flow
-# start without its finish, and events of kinds the tool ignores.
-TRACE = {
-    "traceEvents": [
-        {"ph": "M", "name": "process_name", "pid": 1, "args": {"name": "presto"}},
-        {"ph": "M", "name": "thread_name", "pid": 1, "tid": 0, "args": {"name": "processor 0"}},
-        {"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "processor 1"}},
-        {"ph": "X", "name": "main", "cat": "run", "pid": 1, "tid": 0, "ts": 0.0, "dur": 1200.0, "args": {"thread": 1}},
-        {"ph": "X", "name": "worker", "cat": "run", "pid": 1, "tid": 1, "ts": 300.5, "dur": 700.0, "args": {"thread": 2}},
-        {"ph": "X", "name": "a-name-far-too-long-for-its-slice", "cat": "run", "pid": 1, "tid": 1, "ts": 1100.0,
-         "dur": 5.0, "args": {"thread": 7}},
-        {"ph": "X", "name": "main", "cat": "run", "pid": 1, "tid": 0, "ts": 1500.0, "dur": 1000.0, "args": {"thread": 1}},
-        {"ph": "s", "cat": "wakeup", "name": "wakeup", "id": 1, "pid": 1, "tid": 0, "ts": 250.0},
-        {"ph": "f", "bp": "e", "cat": "wakeup", "name": "wakeup", "id": 1, "pid": 1, "tid": 1, "ts": 300.5},
-        {"ph": "s", "cat": "wakeup", "name": "wakeup", "id": 2, "pid": 1, "tid": 1, "ts": 990.0},
-        {"ph": "f", "bp": "e", "cat": "wakeup", "name": "wakeup", "id": 2, "pid": 1, "tid": 0, "ts": 1500.0},
-        {"ph": "s", "cat": "wakeup", "name": "wakeup", "id": 3, "pid": 1, "tid": 0, "ts": 2400.0},
-        {"ph": "i", "name": "marker", "pid": 1, "tid": 0, "ts": 10.0, "s": "t"},
-        {"ph": "C", "name": "ready", "pid": 1, "ts": 20.0, "args": {"n": 3}},
-    ],
-    "displayTimeUnit": "ns",
-    "otherData": {"runtime": "presto"},
-}
 
 MALFORMED = [
     ("{not json", "Expecting property name"),
@@ -62,11 +42,9 @@ def check(condition, message):
 
 
 def main():
-    tool = sys.argv[1]
+    tool, trace = sys.argv[1], sys.argv[2]
     with tempfile.TemporaryDirectory() as tmp:
-        trace, svg = os.path.join(tmp, "trace.json"), os.path.join(tmp, "out.svg")
-        with open(trace, "w") as f:
-            json.dump(TRACE, f)
+        svg = os.path.join(tmp, "out.svg")
         result = run(tool, trace, "-o", svg)
         check(result.returncode == 0, "presto-timeline failed: %s" % result.stderr)
         check("2 lane(s), 4 slice(s), 2 arrow(s), 1 unpaired flow event(s) ignored" in result.stdout,
