@@ -3,11 +3,16 @@
 // global `presto::detail::debug_runtimes`, which the gdb extension (tools/gdb/presto.py, see
 // docs/guide/05-debugging.md) reads to find the runtimes and, through them, every thread.
 //
-// Contract with the gdb extension (it reads these names from the debug information, so keep
-// them or update presto.py with them): debug_runtimes.head -> DebugAnchor{runtime, next};
-// RuntimeImpl::processors[i]->state_->registry, RuntimeImpl::external_registry and
-// RuntimeImpl::retained hold the live threads; a suspended Thread's context_.fctx is Boost.
-// Context's saved stack pointer. The list changes only when a runtime is made or destroyed.
+// Contract with the gdb extension: it reads these fields by name from the debug information
+// (rename one and presto.py must follow) and nothing else:
+//   debug_runtimes.head, DebugAnchor::{runtime, next};
+//   RuntimeImpl::{name, processors, external_registry, retained}; Processor::{index_, state_};
+//   ProcessorState::registry; Registry::list_ (HookList::head, QueueHook::{next, owner});
+//   Thread::{id_, state_, processor_, waiting_on_, context_.fctx, stack_.{base, size}} and
+//   SynchroObject::name_ (of threads and of the objects they wait on);
+//   presto::ThreadState's enumerators.
+// A suspended thread's context_.fctx is Boost.Context's saved stack pointer (its layout on
+// x86-64 is in presto.py). The list changes only when a runtime is made or destroyed.
 
 #include <mutex>
 
