@@ -9,7 +9,8 @@
 //   RuntimeImpl::{name, processors, external_registry, retained}; Processor::{index_, state_};
 //   ProcessorState::registry; Registry::list_ (HookList::head, QueueHook::{next, owner});
 //   Thread::{id_, state_, processor_, waiting_on_, context_.fctx, stack_.{base, size}} and
-//   SynchroObject::name_ (of threads and of the objects they wait on);
+//   Thread::external_, SynchroObject::name_ (of threads and of the objects they wait on),
+//   Lock::word_ (the holder's address, its low bit a flag);
 //   presto::ThreadState's enumerators.
 // A suspended thread's context_.fctx is Boost.Context's saved stack pointer (its layout on
 // x86-64 is in presto.py). The list changes only when a runtime is made or destroyed.

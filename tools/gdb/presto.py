@@ -79,12 +79,12 @@ def _vector(value):
 class PrestoThread:
     """What the extension knows of one presto::Thread in the inferior."""
 
-    def __init__(self, runtime, thread_ptr, state_names):
+    def __init__(self, thread_ptr, state_names):
         t = thread_ptr.dereference()
-        self.runtime = runtime
         self.address = int(thread_ptr)
         self.id = int(t["id_"])
         self.name = _string(t["name_"]) or "<unnamed>"
+        self.label = _describe_thread(t)
         code = _integer(t["state_"])
         self.state = state_names.get(code, "state %d" % code)
         proc = t["processor_"]
@@ -94,23 +94,40 @@ class PrestoThread:
         self.stack_base = int(t["stack_"]["base"])
         self.stack_top = self.stack_base + int(t["stack_"]["size"])
 
-    def describe(self):
-        return "thread '%s' (id %d)" % (self.name, self.id)
-
     def on_stack(self, sp):
         return self.stack_base != 0 and self.stack_base <= sp < self.stack_top
 
 
+def _derives_from(t, name):
+    t = t.strip_typedefs()
+    return t.name == name or any(f.is_base_class and _derives_from(f.type, name) for f in t.fields())
+
+
+def _describe_thread(t):
+    """What `Thread::describe()` says of the presto::Thread `t`."""
+    name = _string(t["name_"]) or "<unnamed>"
+    if bool(t["external_"]):
+        return "external thread '%s'" % name
+    return "thread '%s' (id %d)" % (name, int(t["id_"]))
+
+
 def _describe_object(ptr):
-    """`presto::Condition 'nonempty' (0x...)` for a SynchroObject*, None for nullptr."""
+    """`presto::Lock 'table' (0x...), held by thread 'main' (id 2)` for a SynchroObject*
+    (the holder for a Lock or Monitor); None for nullptr."""
     if int(ptr) == 0:
         return None
     try:
         dynamic = ptr.dynamic_type.target()
         obj = ptr.dereference()
         name = _string(obj["name_"]) or "<unnamed>"
-        kind = str(dynamic.unqualified().strip_typedefs())
-        return "%s '%s' (0x%x)" % (kind, name, int(ptr))
+        text = "%s '%s' (0x%x)" % (dynamic.unqualified().strip_typedefs(), name, int(ptr))
+        if _derives_from(dynamic, "presto::Lock"):
+            lock = ptr.cast(gdb.lookup_type("presto::Lock").pointer()).dereference()
+            holder = _integer(lock["word_"]) & ~1  # the holder's address | a waiters bit
+            thread_ptr = gdb.lookup_type("presto::Thread").pointer()
+            text += ", held by " + (_describe_thread(gdb.Value(holder).cast(thread_ptr).dereference())
+                                    if holder else "nobody")
+        return text
     except gdb.error:
         return "object at 0x%x" % int(ptr)
 
@@ -131,7 +148,7 @@ class PrestoRuntime:
         for registry in registries:
             hook = registry["list_"]["head"]
             while int(hook) != 0:
-                self.threads.append(PrestoThread(self, hook["owner"], state_names))
+                self.threads.append(PrestoThread(hook["owner"], state_names))
                 hook = hook["next"]
         self.threads.sort(key=lambda t: t.id)
 
@@ -286,9 +303,9 @@ backtrace of the OS thread running it is shown."""
             os_thread = _os_thread_running(thread)
             if os_thread is None:
                 raise gdb.GdbError("presto-bt: %s is running, but no OS thread's stack pointer is on its stack"
-                                   % thread.describe())
+                                   % thread.label)
             gdb.write("%s is running on processor %s, %s:\n"
-                      % (thread.describe(), thread.processor, _os_thread_label(os_thread)))
+                      % (thread.label, thread.processor, _os_thread_label(os_thread)))
             selected = gdb.selected_thread()
             frame_level = gdb.selected_frame().level()
             os_thread.switch()
@@ -299,12 +316,12 @@ backtrace of the OS thread running it is shown."""
                 gdb.execute("frame %d" % frame_level, to_string=True)
             return
         if thread.fctx == 0:
-            gdb.write("%s is %s and has not run yet: it has no stack or frames.\n" % (thread.describe(), thread.state))
+            gdb.write("%s is %s and has not run yet: it has no stack or frames.\n" % (thread.label, thread.state))
             return
         if thread.state not in ("ready", "blocked"):
-            raise gdb.GdbError("presto-bt: %s is %s: it has no saved frame to show" % (thread.describe(), thread.state))
+            raise gdb.GdbError("presto-bt: %s is %s: it has no saved frame to show" % (thread.label, thread.state))
         waits = " on " + thread.waiting_on if thread.waiting_on else ""
-        gdb.write("%s, %s%s, switched out at sp 0x%x:\n" % (thread.describe(), thread.state, waits, thread.fctx))
+        gdb.write("%s, %s%s, switched out at sp 0x%x:\n" % (thread.label, thread.state, waits, thread.fctx))
         _backtrace_from(_saved_registers(thread.fctx), bt_args, from_tty)
 
 
