@@ -19,6 +19,7 @@
 #include <presto/synchro_object.hpp>
 #include <presto/thread.hpp>
 
+#include "debug_anchor.hpp"
 #include "registry.hpp"
 #include "stack_allocator.hpp"
 #include "timer_service.hpp"
@@ -141,6 +142,7 @@ class RuntimeImpl {
   std::exception_ptr stop_reason;  // guarded by halt_lock
   std::atomic<bool> running{false};
   Thread* main_thread = nullptr;
+  DebugAnchor debug_anchor{*this};  // last: listed for debuggers once the rest is built
 
  private:
   void quiesce() noexcept;  // every processor (and OS-thread caller) leaves its gate once
