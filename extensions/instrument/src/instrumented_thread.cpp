@@ -1,0 +1,277 @@
+#include <presto/instrument/instrumented_thread.hpp>
+
+#include <algorithm>
+
+#include <presto/errors.hpp>
+#include <presto/processor.hpp>
+#include <presto/runtime.hpp>
+
+namespace presto::instrument {
+
+namespace {
+// The instrumented thread that last started running on this processor (OS thread). Only
+// trusted while it is still the processor's current thread (see current()). Accessed through
+// non-inlined functions: a presto thread may resume on another OS thread, and the compiler
+// must not reuse the address of the previous one's copy.
+thread_local const Thread* tl_thread = nullptr;
+thread_local InstrumentedThread* tl_instrumented = nullptr;
+
+__attribute__((noinline)) void set_current(InstrumentedThread* t) noexcept {
+  tl_thread = t;
+  tl_instrumented = t;
+}
+}  // namespace
+
+__attribute__((noinline)) InstrumentedThread* InstrumentedThread::current() noexcept {
+  return tl_thread != nullptr && tl_thread == &Thread::current() ? tl_instrumented : nullptr;
+}
+
+Recorder* Recorder::current() noexcept {
+  InstrumentedThread* t = InstrumentedThread::current();
+  return t != nullptr ? &t->recorder() : nullptr;
+}
+
+InstrumentedThread::InstrumentedThread(std::shared_ptr<Recorder> recorder, ThreadAttributes attributes)
+    : Thread(std::move(attributes)), recorder_(std::move(recorder)) {
+  if (!recorder_) throw UsageError("InstrumentedThread " + describe() + " needs a recorder");
+  begin(recorder_->now());
+}
+
+std::unique_ptr<Thread> InstrumentedThread::newthread(ThreadAttributes attributes) const {
+  return std::make_unique<InstrumentedThread>(recorder_, std::move(attributes));
+}
+
+void InstrumentedThread::reinitialize(ThreadAttributes attributes) {
+  Thread::reinitialize(std::move(attributes));
+  begin(recorder_->now());
+}
+
+void InstrumentedThread::begin(Nanos now) {
+  InstrumentedThread* creator = current();
+  if (creator != nullptr && creator->recorder_ != recorder_) creator = nullptr;
+  off_ = Off::created;
+  on_processor_ = false;
+  created_ = since_ = slice_start_ = charged_at_ = now;
+  charged_clock_ = 0;
+  running_ = ready_ = blocked_ = 0;
+  weight_ = 0;
+  slices_ = 0;
+  waits_.clear();
+  wait_index_ = 0;
+  woken_ = false;
+  woken_at_ = woken_chain_ = 0;
+  woken_flow_ = flow_in_ = 0;
+  // A thread starts on the longest-path clock where its creator stands; one created outside
+  // the runtime, after everything finished so far.
+  chain_end_ = creator != nullptr ? creator->chain_position(now) : recorder_->span_so_far();
+  chain_start_ = chain_end_;
+  // Quartz: thread creation is an asynchronous call, charged to the creator's profile stack.
+  if (creator != nullptr) {
+    stack_ = creator->stack_;
+  } else {
+    stack_.clear();
+  }
+  entry_totals_.clear();
+}
+
+void InstrumentedThread::run() {
+  recorder_->note_creation(created_);  // the first thread to run starts the recorder's epoch
+  recorder_->note_processors(runtime()->processors());
+  switch_in();
+  try {
+    Thread::run();
+  } catch (...) {
+    finish_body();
+    throw;
+  }
+  finish_body();
+}
+
+void InstrumentedThread::sleep(SynchroObject& so) {
+  if (this != &Thread::current()) {
+    Thread::sleep(so);  // raises the misuse
+    return;
+  }
+  switch_out(Off::blocked, &so);
+  try {
+    Thread::sleep(so);
+  } catch (...) {
+    switch_in();
+    throw;
+  }
+  switch_in();
+}
+
+bool InstrumentedThread::sleep_until(SynchroObject& so, Clock::time_point deadline) {
+  if (this != &Thread::current()) return Thread::sleep_until(so, deadline);  // raises the misuse
+  switch_out(Off::blocked, &so);
+  bool woken = false;
+  try {
+    woken = Thread::sleep_until(so, deadline);
+  } catch (...) {
+    switch_in();
+    throw;
+  }
+  switch_in();
+  return woken;
+}
+
+void InstrumentedThread::yield() {
+  if (this != &Thread::current()) {
+    Thread::yield();  // raises the misuse
+    return;
+  }
+  switch_out(Off::yielded, nullptr);
+  try {
+    Thread::yield();
+  } catch (...) {
+    switch_in();
+    throw;
+  }
+  switch_in();
+}
+
+void InstrumentedThread::wakeup(SynchroObject& so) {
+  // Only a genuine wake-up of a sleeper is recorded; Thread::wakeup raises the misuse otherwise.
+  // The sleeper is switched out: its spinlock-guarded sleep completed before a waker could
+  // recall it, and it reads these fields only after Thread::wakeup has made it ready.
+  if (waiting_on() == &so && off_ == Off::blocked && !on_processor_) {
+    const Nanos now = recorder_->now();
+    InstrumentedThread* waker = current();
+    if (waker != nullptr && waker->recorder_ != recorder_) waker = nullptr;
+    woken_ = true;
+    woken_at_ = now;
+    // A timer's wake-up (no instrumented waker) adds no edge to the longest path.
+    woken_chain_ = waker != nullptr ? waker->chain_position(now) : chain_end_;
+    woken_flow_ = waker != nullptr && recorder_->options().trace && waker->processor() != nullptr
+                      ? recorder_->record_flow(waker->processor()->index(), now)
+                      : 0;
+  }
+  Thread::wakeup(so);
+}
+
+std::size_t InstrumentedThread::wait_entry(const SynchroObject& so) {
+  const std::string_view kind = so.kind();
+  for (std::size_t i = 0; i < waits_.size(); ++i) {
+    if (waits_[i].kind == kind && waits_[i].name == so.name()) return i;
+  }
+  waits_.push_back(Wait{.kind = std::string(kind), .name = so.name()});
+  return waits_.size() - 1;
+}
+
+void InstrumentedThread::switch_out(Off why, SynchroObject* so) {
+  Nanos now = 0;
+  const double clock = recorder_->advance_busy(-1, now);
+  close_slice(now, clock);
+  off_ = why;
+  since_ = now;
+  woken_ = false;
+  woken_flow_ = 0;
+  if (so != nullptr) {
+    wait_index_ = wait_entry(*so);
+    ++waits_[wait_index_].waits;
+  }
+}
+
+void InstrumentedThread::switch_in() {
+  Nanos now = 0;
+  const double clock = recorder_->advance_busy(+1, now);
+  set_current(this);
+  if (off_ == Off::blocked) {
+    const Nanos woke = woken_ ? std::clamp(woken_at_, since_, now) : now;
+    blocked_ += woke - since_;
+    waits_[wait_index_].blocked += woke - since_;
+    ready_ += now - woke;
+    chain_start_ = woken_ ? std::max(chain_end_, woken_chain_) : chain_end_;
+    flow_in_ = woken_flow_;
+  } else {
+    ready_ += now - since_;
+    chain_start_ = chain_end_;
+    flow_in_ = 0;
+  }
+  on_processor_ = true;
+  slice_start_ = charged_at_ = now;
+  charged_clock_ = clock;
+}
+
+void InstrumentedThread::charge(Nanos now, double clock) {
+  const double weight = clock - charged_clock_;
+  const Nanos time = now - charged_at_;
+  weight_ += weight;
+  for (std::size_t i = 0; i < stack_.size(); ++i) {
+    const std::uint32_t e = stack_[i];
+    if (std::find(stack_.begin(), stack_.begin() + static_cast<std::ptrdiff_t>(i), e) !=
+        stack_.begin() + static_cast<std::ptrdiff_t>(i)) {
+      continue;  // recursive entries count once
+    }
+    auto it = std::find_if(entry_totals_.begin(), entry_totals_.end(), [e](const auto& p) { return p.first == e; });
+    if (it == entry_totals_.end()) it = entry_totals_.insert(entry_totals_.end(), {e, {0.0, Nanos{0}}});
+    it->second.first += weight;
+    it->second.second += time;
+  }
+  charged_at_ = now;
+  charged_clock_ = clock;
+}
+
+void InstrumentedThread::close_slice(Nanos now, double clock) {
+  const Nanos length = now - slice_start_;
+  running_ += length;
+  ++slices_;
+  charge(now, clock);
+  chain_end_ = chain_start_ + length;
+  on_processor_ = false;
+  if (recorder_->options().trace && processor() != nullptr) {
+    recorder_->lane(processor()->index()).slices.push_back({id(), slice_start_, now, flow_in_});
+  }
+  flow_in_ = 0;
+}
+
+void InstrumentedThread::checkpoint() {
+  if (!on_processor_) return;
+  Nanos now = 0;
+  const double clock = recorder_->advance_busy(0, now);
+  charge(now, clock);
+}
+
+bool InstrumentedThread::push_entry(std::uint32_t entry) {
+  if (!stack_.empty() && stack_.back() == entry) return false;
+  checkpoint();
+  stack_.push_back(entry);
+  return true;
+}
+
+void InstrumentedThread::pop_entry(std::uint32_t entry) {
+  if (stack_.empty() || stack_.back() != entry) return;
+  checkpoint();
+  stack_.pop_back();
+}
+
+void InstrumentedThread::finish_body() noexcept {
+  Nanos now = 0;
+  const double clock = recorder_->advance_busy(-1, now);
+  close_slice(now, clock);
+  off_ = Off::created;
+  Recorder::Finished f;
+  f.record.id = id();
+  f.record.name = name().empty() ? "thread " + std::to_string(id()) : name();
+  f.record.lifetime = now - created_;
+  f.record.running = running_;
+  f.record.ready = ready_;
+  f.record.blocked = blocked_;
+  f.record.weight = weight_;
+  f.record.slices = slices_;
+  for (Wait& w : waits_) {
+    f.record.blocked_on.push_back({w.kind + " '" + (w.name.empty() ? std::string("<unnamed>") : w.name) + "'",
+                                   w.waits, w.blocked});
+  }
+  std::sort(f.record.blocked_on.begin(), f.record.blocked_on.end(),
+            [](const ObjectWait& a, const ObjectWait& b) { return a.blocked > b.blocked; });
+  f.created = created_;
+  f.finished = now;
+  f.end_of_chain = chain_end_;
+  f.entries = std::move(entry_totals_);
+  entry_totals_.clear();
+  recorder_->finish(std::move(f), !name().empty());
+}
+
+}  // namespace presto::instrument
