@@ -8,22 +8,8 @@
 
 namespace presto::instrument {
 
-namespace {
-// The instrumented thread that last started running on this processor (OS thread). Only
-// trusted while it is still the processor's current thread (see current()). Accessed through
-// non-inlined functions: a presto thread may resume on another OS thread, and the compiler
-// must not reuse the address of the previous one's copy.
-thread_local const Thread* tl_thread = nullptr;
-thread_local InstrumentedThread* tl_instrumented = nullptr;
-
-__attribute__((noinline)) void set_current(InstrumentedThread* t) noexcept {
-  tl_thread = t;
-  tl_instrumented = t;
-}
-}  // namespace
-
-__attribute__((noinline)) InstrumentedThread* InstrumentedThread::current() noexcept {
-  return tl_thread != nullptr && tl_thread == &Thread::current() ? tl_instrumented : nullptr;
+InstrumentedThread* InstrumentedThread::current() noexcept {
+  return dynamic_cast<InstrumentedThread*>(&Thread::current());
 }
 
 Recorder* Recorder::current() noexcept {
@@ -176,7 +162,6 @@ void InstrumentedThread::switch_out(Off why, SynchroObject* so) {
 void InstrumentedThread::switch_in() {
   Nanos now = 0;
   const double clock = recorder_->advance_busy(+1, now);
-  set_current(this);
   if (off_ == Off::blocked) {
     const Nanos woke = woken_ ? std::clamp(woken_at_, since_, now) : now;
     blocked_ += woke - since_;

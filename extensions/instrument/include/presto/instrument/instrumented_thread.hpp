@@ -33,7 +33,8 @@ class InstrumentedThread : public Thread {
   Recorder& recorder() const noexcept { return *recorder_; }
   const std::shared_ptr<Recorder>& shared_recorder() const noexcept { return recorder_; }
 
-  // The calling thread if it is an InstrumentedThread, nullptr otherwise. Cheap: no dynamic_cast.
+  // The calling thread if it is an InstrumentedThread, nullptr otherwise (a dynamic_cast, used
+  // on wake-ups, creations, scopes and instrumented locks, never on a plain switch).
   static InstrumentedThread* current() noexcept;
 
   void sleep(SynchroObject& so) override;
