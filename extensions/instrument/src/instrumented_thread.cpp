@@ -236,27 +236,18 @@ void InstrumentedThread::finish_body() noexcept {
   const double clock = recorder_->advance_busy(-1, now);
   close_slice(now, clock);
   off_ = Off::created;
-  Recorder::Finished f;
-  f.record.id = id();
-  f.record.name = name().empty() ? "thread " + std::to_string(id()) : name();
-  f.record.lifetime = now - created_;
-  f.record.running = running_;
-  f.record.ready = ready_;
-  f.record.blocked = blocked_;
-  f.record.weight = weight_;
-  f.record.slices = slices_;
-  for (Wait& w : waits_) {
-    f.record.blocked_on.push_back({w.kind + " '" + (w.name.empty() ? std::string("<unnamed>") : w.name) + "'",
-                                   w.waits, w.blocked});
-  }
-  std::sort(f.record.blocked_on.begin(), f.record.blocked_on.end(),
-            [](const ObjectWait& a, const ObjectWait& b) { return a.blocked > b.blocked; });
-  f.created = created_;
-  f.finished = now;
-  f.end_of_chain = chain_end_;
-  f.entries = std::move(entry_totals_);
-  entry_totals_.clear();
-  recorder_->finish(std::move(f), !name().empty());
+  recorder_->finish(Recorder::Finished{.id = id(),
+                                       .name = name(),
+                                       .lifetime = now - created_,
+                                       .running = running_,
+                                       .ready = ready_,
+                                       .blocked = blocked_,
+                                       .weight = weight_,
+                                       .slices = slices_,
+                                       .waits = waits_,
+                                       .finished = now,
+                                       .end_of_chain = chain_end_,
+                                       .entries = entry_totals_});
 }
 
 }  // namespace presto::instrument

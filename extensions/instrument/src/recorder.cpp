@@ -91,46 +91,50 @@ std::uint32_t Recorder::entry(std::string_view name) {
   return it->second;
 }
 
-void Recorder::finish(Finished&& f, bool named) {
+void Recorder::finish(const Finished& f) {
   std::lock_guard lock(mutex_);
   ++threads_;
-  work_ += f.record.running;
-  weight_ += f.record.weight;
+  work_ += f.running;
+  weight_ += f.weight;
   last_finish_ = std::max(last_finish_, f.finished);
   if (f.end_of_chain > span_.load(std::memory_order_relaxed)) span_.store(f.end_of_chain, std::memory_order_release);
-  for (const ObjectWait& w : f.record.blocked_on) {
-    ObjectRecord& o = objects_[w.object];
-    o.waits += w.waits;
-    o.blocked += w.blocked;
-  }
   for (const auto& [e, totals] : f.entries) {
     entries_[e].weight += totals.first;
     entries_[e].processor_time += totals.second;
   }
-  if (options_.trace && named) names_.emplace(f.record.id, f.record.name);
+  if (options_.trace && !f.name.empty()) names_.emplace(f.id, f.name);
+  ThreadRecord* into = nullptr;
   if (records_.size() < options_.thread_records) {
-    records_.push_back(std::move(f.record));
-    return;
+    into = &records_.emplace_back();
+    into->id = f.id;
+    into->name = f.name.empty() ? "thread " + std::to_string(f.id) : f.name;
+  } else {  // summed by name
+    const std::string_view key = f.name.empty() ? std::string_view("<unnamed>") : std::string_view(f.name);
+    auto it = groups_.find(key);
+    if (it == groups_.end()) {
+      it = groups_.emplace(std::string(key), ThreadRecord{}).first;
+      it->second.name = it->first;
+      it->second.threads = 0;
+    }
+    into = &it->second;
+    ++into->threads;
   }
-  const std::string key = named ? f.record.name : std::string("<unnamed>");
-  auto [it, fresh] = groups_.try_emplace(key);
-  ThreadRecord& g = it->second;
-  if (fresh) {
-    g.name = key;
-    g.threads = 0;
-  }
-  ++g.threads;
-  g.lifetime += f.record.lifetime;
-  g.running += f.record.running;
-  g.ready += f.record.ready;
-  g.blocked += f.record.blocked;
-  g.weight += f.record.weight;
-  g.slices += f.record.slices;
-  for (ObjectWait& w : f.record.blocked_on) {
-    auto same = std::find_if(g.blocked_on.begin(), g.blocked_on.end(),
-                             [&](const ObjectWait& x) { return x.object == w.object; });
-    if (same == g.blocked_on.end()) {
-      g.blocked_on.push_back(std::move(w));
+  into->lifetime += f.lifetime;
+  into->running += f.running;
+  into->ready += f.ready;
+  into->blocked += f.blocked;
+  into->weight += f.weight;
+  into->slices += f.slices;
+  for (const Wait& w : f.waits) {
+    key_.assign(w.kind).append(" '").append(w.name.empty() ? std::string_view("<unnamed>") : w.name).append("'");
+    auto o = objects_.find(key_);
+    if (o == objects_.end()) o = objects_.emplace(key_, ObjectRecord{}).first;
+    o->second.waits += w.waits;
+    o->second.blocked += w.blocked;
+    auto same = std::find_if(into->blocked_on.begin(), into->blocked_on.end(),
+                             [&](const ObjectWait& x) { return x.object == key_; });
+    if (same == into->blocked_on.end()) {
+      into->blocked_on.push_back({key_, w.waits, w.blocked});
     } else {
       same->waits += w.waits;
       same->blocked += w.blocked;
@@ -156,9 +160,9 @@ Profile Recorder::profile() const {
   p.elapsed = epoch == kUnset || threads_ == 0 ? 0 : last_finish_ - epoch;
   p.threads = threads_;
   p.thread_records = records_;
-  for (const auto& [name, g] : groups_) {
-    p.thread_records.push_back(g);
-    std::sort(p.thread_records.back().blocked_on.begin(), p.thread_records.back().blocked_on.end(),
+  for (const auto& [name, g] : groups_) p.thread_records.push_back(g);
+  for (ThreadRecord& t : p.thread_records) {
+    std::sort(t.blocked_on.begin(), t.blocked_on.end(),
               [](const ObjectWait& a, const ObjectWait& b) { return a.blocked > b.blocked; });
   }
   for (const auto& [name, o] : objects_) {

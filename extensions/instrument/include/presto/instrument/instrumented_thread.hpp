@@ -56,12 +56,7 @@ class InstrumentedThread : public Thread {
  private:
   // How the thread last left its processor.
   enum class Off : unsigned char { created, blocked, yielded };
-  struct Wait {
-    std::string kind;
-    std::string name;
-    std::uint64_t waits = 0;
-    Nanos blocked = 0;
-  };
+  using Wait = Recorder::Wait;
 
   void begin(Nanos now);        // as a fresh thread: created now by the calling thread
   void switch_out(Off why, SynchroObject* so);
@@ -101,7 +96,7 @@ class InstrumentedThread : public Thread {
   std::uint64_t flow_in_ = 0;
   // Quartz.
   std::vector<std::uint32_t> stack_;
-  std::vector<std::pair<std::uint32_t, std::pair<double, Nanos>>> entry_totals_;
+  Recorder::EntryTotals entry_totals_;
 };
 
 }  // namespace presto::instrument

@@ -102,13 +102,25 @@ class Recorder {
     double weight = 0;
     Nanos processor_time = 0;
   };
-  // What a finished thread hands over.
+  // A thread's blocking waits on one object (kind and name).
+  struct Wait {
+    std::string kind;
+    std::string name;
+    std::uint64_t waits = 0;
+    Nanos blocked = 0;
+  };
+  using EntryTotals = std::vector<std::pair<std::uint32_t, std::pair<double, Nanos>>>;
+  // What a finished thread hands over (references into the thread, valid during finish()).
   struct Finished {
-    ThreadRecord record;
-    Nanos created;
+    std::uint64_t id;
+    const std::string& name;  // empty: unnamed
+    Nanos lifetime, running, ready, blocked;
+    double weight;
+    std::uint64_t slices;
+    const std::vector<Wait>& waits;
     Nanos finished;
     Nanos end_of_chain;  // its last moment on the longest-path clock
-    std::vector<std::pair<std::uint32_t, std::pair<double, Nanos>>> entries;
+    const EntryTotals& entries;
   };
 
   // Moves the busy-thread count by `delta` at the current time, returned in `now`; returns the
@@ -119,7 +131,7 @@ class Recorder {
   Lane& lane(std::size_t processor);
   std::uint64_t record_flow(std::size_t processor, Nanos at);
   std::uint32_t entry(std::string_view name);
-  void finish(Finished&& f, bool named);
+  void finish(const Finished& f);
   void merge_lock(const std::string& object, std::uint64_t acquisitions, std::uint64_t contended, Nanos wait,
                   Nanos held);
   Nanos span_so_far() const noexcept { return span_.load(std::memory_order_acquire); }
@@ -141,8 +153,9 @@ class Recorder {
   mutable std::mutex mutex_;
   std::uint64_t threads_ = 0;
   std::vector<ThreadRecord> records_;
-  std::map<std::string, ThreadRecord> groups_;
-  std::map<std::string, ObjectRecord> objects_;
+  std::map<std::string, ThreadRecord, std::less<>> groups_;
+  std::map<std::string, ObjectRecord, std::less<>> objects_;
+  std::string key_;  // scratch for object names
   std::vector<Entry> entries_;
   std::unordered_map<std::string, std::uint32_t> entry_ids_;
   std::unordered_map<std::uint64_t, std::string> names_;  // traced threads with a name
