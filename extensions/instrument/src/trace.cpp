@@ -2,7 +2,9 @@
 
 #include <presto/instrument/recorder.hpp>
 
+#include <algorithm>
 #include <cerrno>
+#include <charconv>
 #include <cstdio>
 #include <string>
 #include <unordered_set>
@@ -11,33 +13,63 @@ namespace presto::instrument {
 
 namespace {
 
-std::string json_string(std::string_view s) {
-  std::string out = "\"";
-  for (char c : s) {
-    switch (c) {
-      case '"': out += "\\\""; break;
-      case '\\': out += "\\\\"; break;
-      case '\n': out += "\\n"; break;
-      case '\t': out += "\\t"; break;
-      default:
-        if (static_cast<unsigned char>(c) < 0x20) {
-          char buf[8];
-          std::snprintf(buf, sizeof buf, "\\u%04x", static_cast<unsigned>(c));
-          out += buf;
-        } else {
-          out += c;
-        }
-    }
+// Appends JSON text to a buffer flushed to the stream in large writes: a trace has an event per
+// running interval, and formatting through iostreams cost several thousand instructions each.
+class Writer {
+ public:
+  explicit Writer(std::ostream& out) : out_(out) { buf_.reserve(kFlushAt + 4096); }
+  ~Writer() { flush(); }
+  Writer& raw(std::string_view s) {
+    buf_ += s;
+    if (buf_.size() >= kFlushAt) flush();
+    return *this;
   }
-  return out + "\"";
-}
+  Writer& integer(std::uint64_t v) {
+    char digits[24];
+    auto end = std::to_chars(digits, digits + sizeof digits, v).ptr;
+    return raw(std::string_view(digits, static_cast<std::size_t>(end - digits)));
+  }
+  // Nanoseconds as microseconds with three decimals (exact).
+  Writer& micros(Nanos ns) {
+    if (ns < 0) {
+      raw("-");
+      ns = -ns;
+    }
+    integer(static_cast<std::uint64_t>(ns / 1000));
+    const auto frac = static_cast<unsigned>(ns % 1000);
+    const char f[4] = {'.', char('0' + frac / 100), char('0' + frac / 10 % 10), char('0' + frac % 10)};
+    return raw(std::string_view(f, 4));
+  }
+  Writer& string(std::string_view s) {
+    raw("\"");
+    for (char c : s) {
+      switch (c) {
+        case '"': raw("\\\""); break;
+        case '\\': raw("\\\\"); break;
+        case '\n': raw("\\n"); break;
+        case '\t': raw("\\t"); break;
+        default:
+          if (static_cast<unsigned char>(c) < 0x20) {
+            char esc[8];
+            std::snprintf(esc, sizeof esc, "\\u%04x", static_cast<unsigned>(c));
+            raw(esc);
+          } else {
+            buf_ += c;
+          }
+      }
+    }
+    return raw("\"");
+  }
+  void flush() {
+    out_.write(buf_.data(), static_cast<std::streamsize>(buf_.size()));
+    buf_.clear();
+  }
 
-// Microseconds, with nanosecond precision.
-std::string micros(Nanos ns) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.3f", static_cast<double>(ns) / 1000.0);
-  return buf;
-}
+ private:
+  static constexpr std::size_t kFlushAt = 1 << 16;
+  std::ostream& out_;
+  std::string buf_;
+};
 
 }  // namespace
 
@@ -58,34 +90,39 @@ void Recorder::write_trace(std::ostream& out) const {
       }
     }
   }
-  out << "{\"traceEvents\":[\n";
-  out << R"({"ph":"M","name":"process_name","pid":1,"args":{"name":"presto runtime"}})";
+  Writer w(out);
+  w.raw("{\"traceEvents\":[\n");
+  w.raw(R"({"ph":"M","name":"process_name","pid":1,"args":{"name":"presto runtime"}})");
   for (std::size_t i = 0; i < lanes; ++i) {
-    out << ",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":" << i
-        << ",\"args\":{\"name\":\"processor " << i << "\"}}";
+    w.raw(",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":").integer(i);
+    w.raw(",\"args\":{\"name\":\"processor ").integer(i).raw("\"}}");
   }
   for (std::size_t i = 0; i < lanes; ++i) {
     const Lane* l = lanes_[i].load(std::memory_order_acquire);
     if (l == nullptr) continue;
     for (const Slice& s : l->slices) {
-      auto named = names_.find(s.thread);
-      const std::string name = named != names_.end() ? named->second : "thread " + std::to_string(s.thread);
-      out << ",\n{\"ph\":\"X\",\"name\":" << json_string(name) << ",\"cat\":\"run\",\"pid\":1,\"tid\":" << i
-          << ",\"ts\":" << micros(s.start - epoch) << ",\"dur\":" << micros(s.end - s.start)
-          << ",\"args\":{\"thread\":" << s.thread << "}}";
+      w.raw(",\n{\"ph\":\"X\",\"name\":");
+      if (auto named = names_.find(s.thread); named != names_.end()) {
+        w.string(named->second);
+      } else {
+        w.raw("\"thread ").integer(s.thread).raw("\"");
+      }
+      w.raw(",\"cat\":\"run\",\"pid\":1,\"tid\":").integer(i);
+      w.raw(",\"ts\":").micros(s.start - epoch).raw(",\"dur\":").micros(s.end - s.start);
+      w.raw(",\"args\":{\"thread\":").integer(s.thread).raw("}}");
       if (s.flow_in != 0) {
-        out << ",\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"wakeup\",\"name\":\"wakeup\",\"id\":" << s.flow_in
-            << ",\"pid\":1,\"tid\":" << i << ",\"ts\":" << micros(s.start - epoch) << "}";
+        w.raw(",\n{\"ph\":\"f\",\"bp\":\"e\",\"cat\":\"wakeup\",\"name\":\"wakeup\",\"id\":").integer(s.flow_in);
+        w.raw(",\"pid\":1,\"tid\":").integer(i).raw(",\"ts\":").micros(s.start - epoch).raw("}");
       }
     }
     for (const Flow& f : l->flows) {
       if (!arrived.contains(f.id)) continue;
-      out << ",\n{\"ph\":\"s\",\"cat\":\"wakeup\",\"name\":\"wakeup\",\"id\":" << f.id << ",\"pid\":1,\"tid\":" << i
-          << ",\"ts\":" << micros(f.at - epoch) << "}";
+      w.raw(",\n{\"ph\":\"s\",\"cat\":\"wakeup\",\"name\":\"wakeup\",\"id\":").integer(f.id);
+      w.raw(",\"pid\":1,\"tid\":").integer(i).raw(",\"ts\":").micros(f.at - epoch).raw("}");
     }
   }
-  out << "\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"program\":" << json_string(program_invocation_short_name)
-      << ",\"processors\":" << lanes << "}}\n";
+  w.raw("\n],\"displayTimeUnit\":\"ns\",\"otherData\":{\"program\":").string(program_invocation_short_name);
+  w.raw(",\"processors\":").integer(lanes).raw("}}\n");
 }
 
 }  // namespace presto::instrument
