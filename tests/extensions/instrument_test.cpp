@@ -43,10 +43,31 @@ RuntimeConfig instrumented_config(const Config& c, const std::shared_ptr<Recorde
 }
 
 template <class F>
-void run_instrumented(const Config& c, const std::shared_ptr<Recorder>& rec, F&& f) {
-  Runtime rt{instrumented_config(c, rec)};
+void run_instrumented(const Config& c, const std::shared_ptr<Recorder>& rec, F&& f, std::uint64_t seed = 0) {
+  RuntimeConfig rc = instrumented_config(c, rec);
+  if (seed != 0) rc.seed = seed;
+  Runtime rt{std::move(rc)};
   rt.run(std::forward<F>(f));
   presto::test::check_no_leaks(rt);
+}
+
+// The scripted schedules: one processor under every pool (with the test process's seed), and
+// ShufflePool with fixed seeds. Scripted results must not depend on the order.
+struct Schedule {
+  Config config;
+  std::uint64_t seed = 0;  // 0: the test process's seed
+};
+
+std::ostream& operator<<(std::ostream& os, const Schedule& s) {
+  if (s.seed == 0) return os << s.config;
+  return os << s.config.processors << " processor(s), shuffle pool, fixed seed " << s.seed;
+}
+
+auto schedules() {
+  std::vector<Schedule> all;
+  for (std::size_t k = 0; k < 5; ++k) all.push_back({Config{1, static_cast<presto::test::PoolKind>(k)}});
+  for (std::uint64_t seed : {1, 7, 42, 1234}) all.push_back({Config{1, presto::test::PoolKind::shuffle}, seed});
+  return Catch::Generators::from_range(all);
 }
 
 const ThreadRecord& record_named(const Profile& p, const std::string& name) {
@@ -306,10 +327,10 @@ TEST_CASE("bounds: Eager, Zahorjan and Lazowska's formulas", "[instrument]") {
 }
 
 TEST_CASE("intervals: a scripted schedule is accounted exactly", "[instrument]") {
-  const Config c = GENERATE(filter([](const Config& x) { return x.processors == 1; }, presto::test::configs()));
-  INFO(c);
+  const Schedule sc = GENERATE(schedules());
+  INFO(sc);
   auto rec = scripted_recorder();
-  run_instrumented(c, rec, [] {
+  run_instrumented(sc.config, rec, [] {
     Scope phase{"phase"};
     work(1);
     Semaphore s{0, "s"};
@@ -329,7 +350,7 @@ TEST_CASE("intervals: a scripted schedule is accounted exactly", "[instrument]")
     });
     x.join();
     y.join();
-  });
+  }, sc.seed);
   const Profile p = rec->profile();
   CHECK(p.threads == 3);
   CHECK(p.processors == 1);
@@ -375,15 +396,15 @@ TEST_CASE("intervals: a scripted schedule is accounted exactly", "[instrument]")
 }
 
 TEST_CASE("intervals: average parallelism of a fork-join program", "[instrument]") {
-  const Config c = GENERATE(filter([](const Config& x) { return x.processors == 1; }, presto::test::configs()));
-  INFO(c);
+  const Schedule sc = GENERATE(schedules());
+  INFO(sc);
   auto rec = scripted_recorder();
-  run_instrumented(c, rec, [] {
+  run_instrumented(sc.config, rec, [] {
     work(5);
     std::vector<JoinHandle<void>> children;
     for (int i = 1; i <= 4; ++i) children.push_back(fork([i] { work(10 * i); }));
     for (auto& h : children) h.join();
-  });
+  }, sc.seed);
   const Profile p = rec->profile();
   CHECK(p.threads == 5);
   CHECK(p.parallelism.work == 105);
@@ -392,11 +413,11 @@ TEST_CASE("intervals: average parallelism of a fork-join program", "[instrument]
 }
 
 TEST_CASE("instrumented lock: acquisitions, contention, wait and hold times", "[instrument]") {
-  const Config c = GENERATE(filter([](const Config& x) { return x.processors == 1; }, presto::test::configs()));
-  INFO(c);
+  const Schedule sc = GENERATE(schedules());
+  INFO(sc);
   auto rec = scripted_recorder();
   LockStats stats;
-  run_instrumented(c, rec, [&] {
+  run_instrumented(sc.config, rec, [&] {
     InstrumentedLock lock{"L"};
     InstrumentedMonitor monitor{"M"};
     auto holder = fork([&] {
@@ -419,7 +440,7 @@ TEST_CASE("instrumented lock: acquisitions, contention, wait and hold times", "[
     }
     CHECK(monitor.stats().acquisitions == 1);
     stats = lock.stats();
-  });
+  }, sc.seed);
   CHECK(stats.acquisitions == 2);
   CHECK(stats.contended == 1);
   CHECK(stats.acquire_wait == 5);
@@ -505,10 +526,10 @@ TEST_CASE("intervals: invariants of real runs on every configuration", "[instrum
 }
 
 TEST_CASE("trace: a scripted run's trace, parsed back", "[instrument]") {
-  const Config c{1, presto::test::PoolKind::shuffle};
-  INFO(c);
+  const Schedule sc = GENERATE(schedules());
+  INFO(sc);
   auto rec = scripted_recorder(true);
-  run_instrumented(c, rec, [] {
+  run_instrumented(sc.config, rec, [] {
     Semaphore s{0, "s"};
     auto waiter = fork(ThreadAttributes{.name = "wait \"quoted\""}, [&] {
       s.acquire();
@@ -518,10 +539,9 @@ TEST_CASE("trace: a scripted run's trace, parsed back", "[instrument]") {
     work(3);
     s.release();
     waiter.join();
-  });
+  }, sc.seed);
   const std::string text = trace_text(*rec);
   const auto [slices, arrows] = check_trace(text, 1);
-  // main: before the yield loop's switches ... ; waiter: before and after its sleep.
   CHECK(arrows == 2);  // main wakes the waiter; the waiter's end wakes main's join
   const Profile p = rec->profile();
   std::uint64_t expected = 0;
