@@ -564,6 +564,7 @@ TEST_CASE("PRESTO_TRACE installs a recorder in a runtime with no prototype of it
       for (auto& h : hs) sum += h.join();
       return sum;
     });
+    presto::test::check_no_leaks(rt);
     // A runtime with its own prototype is left alone.
     Runtime own{{.processors = 1, .thread_prototype = std::make_unique<Thread>()}};
     CHECK(dynamic_cast<const InstrumentedThread*>(&own.thread_prototype()) == nullptr);
