@@ -1,6 +1,7 @@
 #include <presto/instrument/instrumented_thread.hpp>
 
 #include <algorithm>
+#include <type_traits>
 
 #include <presto/errors.hpp>
 #include <presto/processor.hpp>
@@ -73,48 +74,38 @@ void InstrumentedThread::run() {
   finish_body();
 }
 
-void InstrumentedThread::sleep(SynchroObject& so) {
-  if (this != &Thread::current()) {
-    Thread::sleep(so);  // raises the misuse
-    return;
-  }
-  switch_out(Off::blocked, &so);
+// Runs `leave` (the base class's sleep or yield) with the thread accounted off its processor
+// meanwhile. Only the thread itself may: otherwise `leave` runs unaccounted and raises the
+// misuse.
+template <class F>
+decltype(auto) InstrumentedThread::off_processor(Off why, SynchroObject* so, F&& leave) {
+  if (this != &Thread::current()) return leave();
+  switch_out(why, so);
   try {
-    Thread::sleep(so);
+    if constexpr (std::is_void_v<decltype(leave())>) {
+      leave();
+      switch_in();
+    } else {
+      auto result = leave();
+      switch_in();
+      return result;
+    }
   } catch (...) {
     switch_in();
     throw;
   }
-  switch_in();
+}
+
+void InstrumentedThread::sleep(SynchroObject& so) {
+  off_processor(Off::blocked, &so, [&] { Thread::sleep(so); });
 }
 
 bool InstrumentedThread::sleep_until(SynchroObject& so, Clock::time_point deadline) {
-  if (this != &Thread::current()) return Thread::sleep_until(so, deadline);  // raises the misuse
-  switch_out(Off::blocked, &so);
-  bool woken = false;
-  try {
-    woken = Thread::sleep_until(so, deadline);
-  } catch (...) {
-    switch_in();
-    throw;
-  }
-  switch_in();
-  return woken;
+  return off_processor(Off::blocked, &so, [&] { return Thread::sleep_until(so, deadline); });
 }
 
 void InstrumentedThread::yield() {
-  if (this != &Thread::current()) {
-    Thread::yield();  // raises the misuse
-    return;
-  }
-  switch_out(Off::yielded, nullptr);
-  try {
-    Thread::yield();
-  } catch (...) {
-    switch_in();
-    throw;
-  }
-  switch_in();
+  off_processor(Off::yielded, nullptr, [&] { Thread::yield(); });
 }
 
 void InstrumentedThread::wakeup(SynchroObject& so) {

@@ -59,6 +59,8 @@ class InstrumentedThread : public Thread {
   using Wait = Recorder::Wait;
 
   void begin(Nanos now);        // as a fresh thread: created now by the calling thread
+  template <class F>
+  decltype(auto) off_processor(Off why, SynchroObject* so, F&& leave);
   void switch_out(Off why, SynchroObject* so);
   void switch_in();
   void checkpoint();            // charges the running time so far (before the stack changes)
