@@ -579,6 +579,32 @@ TEST_CASE("PRESTO_TRACE installs a recorder in a runtime with no prototype of it
   std::remove(path.c_str());
 }
 
-TEST_CASE("misuse: an instrumented thread needs a recorder", "[instrument]") {
+TEST_CASE("misuse: raised as by presto::Thread, and the accounting survives it", "[instrument]") {
   CHECK_THROWS_AS(InstrumentedThread(nullptr), UsageError);
+  const Config c = GENERATE(filter([](const Config& x) { return x.processors == 1; }, presto::test::configs()));
+  INFO(c);
+  auto rec = scripted_recorder();
+  bool yield_refused = false, wakeup_refused = false;
+  run_instrumented(c, rec, [&] {
+    Semaphore never{0, "never"};
+    auto other = fork(ThreadAttributes{.name = "other"}, [] { work(1); });
+    try {
+      other.thread().yield();  // a thread can only yield itself
+    } catch (const UsageError&) {
+      yield_refused = true;
+    }
+    try {
+      other.thread().wakeup(never);  // not asleep there
+    } catch (const UsageError&) {
+      wakeup_refused = true;
+    }
+    work(2);
+    other.join();
+  });
+  CHECK(yield_refused);
+  CHECK(wakeup_refused);
+  const Profile p = rec->profile();
+  CHECK(record_named(p, "other").running == 1);
+  CHECK(record_named(p, "main").running == 2);
+  for (const ThreadRecord& t : p.thread_records) CHECK(t.running + t.ready + t.blocked == t.lifetime);
 }
