@@ -397,8 +397,10 @@ TEST_CASE("intervals: a scripted schedule is accounted exactly", "[instrument]")
 
 TEST_CASE("intervals: average parallelism of a fork-join program", "[instrument]") {
   const Schedule sc = GENERATE(schedules());
-  INFO(sc);
-  auto rec = scripted_recorder();
+  const bool cpu_time = GENERATE(false, true);  // the scripted clock stands for CPU time too
+  INFO(sc << (cpu_time ? ", CPU time" : ""));
+  g_ticks = 0;
+  auto rec = std::make_shared<Recorder>(RecorderOptions{.cpu_time = cpu_time, .clock = &scripted_clock});
   run_instrumented(sc.config, rec, [] {
     work(5);
     std::vector<JoinHandle<void>> children;
@@ -410,6 +412,7 @@ TEST_CASE("intervals: average parallelism of a fork-join program", "[instrument]
   CHECK(p.parallelism.work == 105);
   CHECK(p.parallelism.span == 45);  // 5, then the longest child (40)
   CHECK(p.parallelism.average() == Approx(105.0 / 45));
+  CHECK(p.parallelism.cpu_time == cpu_time);
 }
 
 TEST_CASE("instrumented lock: acquisitions, contention, wait and hold times", "[instrument]") {

@@ -1,8 +1,8 @@
-// PRESTO_TRACE / PRESTO_PROFILE: a runtime configurer, registered when the program starts, that
-// gives every runtime without a thread prototype of its own an InstrumentedThread prototype
-// and a Recorder writing the files the variables name when the runtime is destroyed. Meson
-// links this library whole, so the registration is kept even if the program names nothing of
-// it.
+// PRESTO_TRACE / PRESTO_PROFILE (with PRESTO_CPU_TIME=1: RecorderOptions::cpu_time): a
+// runtime configurer, registered when the program starts, that gives every runtime without a
+// thread prototype of its own an InstrumentedThread prototype and a Recorder writing the files
+// the variables name when the runtime is destroyed. Meson links this library whole in static
+// builds, so the registration is kept even if the program names nothing of it.
 
 #include <atomic>
 #include <cstdio>
@@ -40,6 +40,8 @@ void configure(RuntimeConfig& config) {
   RecorderOptions options;
   options.trace_path = numbered(trace, n);
   options.report_path = numbered(report, n);
+  const char* cpu = std::getenv("PRESTO_CPU_TIME");
+  options.cpu_time = cpu != nullptr && *cpu != '\0' && *cpu != '0';
   config.thread_prototype = std::make_unique<InstrumentedThread>(std::make_shared<Recorder>(std::move(options)));
 }
 

@@ -40,7 +40,7 @@ void InstrumentedThread::begin(Nanos now) {
   on_processor_ = false;
   created_ = since_ = slice_start_ = charged_at_ = now;
   charged_clock_ = 0;
-  running_ = ready_ = blocked_ = 0;
+  running_ = ready_ = blocked_ = work_ = 0;
   weight_ = 0;
   slices_ = 0;
   waits_.clear();
@@ -168,6 +168,7 @@ void InstrumentedThread::switch_in() {
   on_processor_ = true;
   slice_start_ = charged_at_ = now;
   charged_clock_ = clock;
+  if (recorder_->options().cpu_time) slice_cpu_start_ = recorder_->cpu_now();
 }
 
 void InstrumentedThread::charge(Nanos now, double clock) {
@@ -189,12 +190,25 @@ void InstrumentedThread::charge(Nanos now, double clock) {
   charged_clock_ = clock;
 }
 
+Nanos InstrumentedThread::slice_work(Nanos now) const noexcept {
+  const Nanos elapsed = now - slice_start_;
+  if (!recorder_->options().cpu_time) return elapsed;
+  // The interval ran on one OS thread, whose CPU time it cannot exceed in elapsed time.
+  return std::clamp(recorder_->cpu_now() - slice_cpu_start_, Nanos{0}, elapsed);
+}
+
+Nanos InstrumentedThread::chain_position(Nanos now) const noexcept {
+  return on_processor_ ? chain_start_ + slice_work(now) : chain_end_;
+}
+
 void InstrumentedThread::close_slice(Nanos now, double clock) {
   const Nanos length = now - slice_start_;
+  const Nanos work = slice_work(now);
   running_ += length;
+  work_ += work;
   ++slices_;
   charge(now, clock);
-  chain_end_ = chain_start_ + length;
+  chain_end_ = chain_start_ + work;
   on_processor_ = false;
   if (recorder_->options().trace && processor() != nullptr) {
     recorder_->lane(processor()->index()).slices.push_back({id(), slice_start_, now, flow_in_});
@@ -233,6 +247,7 @@ void InstrumentedThread::finish_body() noexcept {
                                        .running = running_,
                                        .ready = ready_,
                                        .blocked = blocked_,
+                                       .work = work_,
                                        .weight = weight_,
                                        .slices = slices_,
                                        .waits = waits_,

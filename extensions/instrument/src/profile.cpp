@@ -36,8 +36,8 @@ std::string format_report(const Profile& p, std::size_t max_threads) {
       static_cast<unsigned long long>(p.threads), p.processors, ms(p.elapsed));
 
   const double a = p.parallelism.average();
-  add(out, "\nParallelism: work %.3f ms, longest path %.3f ms, average parallelism A = %.2f\n",
-      ms(p.parallelism.work), ms(p.parallelism.span), a);
+  add(out, "\nParallelism%s: work %.3f ms, longest path %.3f ms, average parallelism A = %.2f\n",
+      p.parallelism.cpu_time ? " (CPU time)" : "", ms(p.parallelism.work), ms(p.parallelism.span), a);
   add(out, "  bounds for n processors (Eager, Zahorjan, Lazowska):\n");
   add(out, "  %4s %22s %22s\n", "n", "speed-up in", "efficiency in");
   const std::size_t top = std::max<std::size_t>(4, 2 * p.processors);

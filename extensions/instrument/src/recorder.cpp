@@ -6,6 +6,8 @@
 #include <fstream>
 #include <stdexcept>
 
+#include <time.h>
+
 namespace presto::instrument {
 
 Recorder::Recorder(RecorderOptions options) : options_(std::move(options)) {
@@ -45,6 +47,13 @@ Nanos Recorder::now() const noexcept {
   if (options_.clock != nullptr) return options_.clock();
   return std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::steady_clock::now().time_since_epoch())
       .count();
+}
+
+Nanos Recorder::cpu_now() const noexcept {
+  if (options_.clock != nullptr) return options_.clock();
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return Nanos{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
 }
 
 double Recorder::advance_busy(int delta, Nanos& now) noexcept {
@@ -94,7 +103,8 @@ std::uint32_t Recorder::entry(std::string_view name) {
 void Recorder::finish(const Finished& f) {
   std::lock_guard lock(mutex_);
   ++threads_;
-  work_ += f.running;
+  work_ += f.work;
+  running_ += f.running;
   weight_ += f.weight;
   last_finish_ = std::max(last_finish_, f.finished);
   if (f.end_of_chain > span_.load(std::memory_order_relaxed)) span_.store(f.end_of_chain, std::memory_order_release);
@@ -172,11 +182,12 @@ Profile Recorder::profile() const {
   std::sort(p.objects.begin(), p.objects.end(), [](const ObjectRecord& a, const ObjectRecord& b) {
     return a.blocked + a.acquire_wait > b.blocked + b.acquire_wait;
   });
-  p.quartz.push_back(ProfileEntry{.name = "program", .weight = weight_, .processor_time = work_});
+  p.quartz.push_back(ProfileEntry{.name = "program", .weight = weight_, .processor_time = running_});
   for (const Entry& e : entries_) p.quartz.push_back(ProfileEntry{e.name, e.weight, e.processor_time});
   std::stable_sort(p.quartz.begin() + 1, p.quartz.end(),
                    [](const ProfileEntry& a, const ProfileEntry& b) { return a.weight > b.weight; });
   p.parallelism.work = work_;
+  p.parallelism.cpu_time = options_.cpu_time;
   p.parallelism.span = span_.load(std::memory_order_relaxed);
   return p;
 }

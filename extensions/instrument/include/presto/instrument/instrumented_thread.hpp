@@ -68,10 +68,11 @@ class InstrumentedThread : public Thread {
   void close_slice(Nanos now, double clock);
   std::size_t wait_entry(const SynchroObject& so);
   void finish_body() noexcept;
-  // Where the thread stands on the longest-path clock at `now`.
-  Nanos chain_position(Nanos now) const noexcept {
-    return on_processor_ ? chain_start_ + (now - slice_start_) : chain_end_;
-  }
+  // Where the thread, the calling one, stands on the longest-path clock at `now`.
+  Nanos chain_position(Nanos now) const noexcept;
+  // The work of the current running interval up to `now`: its elapsed time, or the CPU time
+  // of the processor's OS thread since it began (RecorderOptions::cpu_time).
+  Nanos slice_work(Nanos now) const noexcept;
 
   std::shared_ptr<Recorder> recorder_;
   // Intervals.
@@ -83,6 +84,8 @@ class InstrumentedThread : public Thread {
   Nanos charged_at_ = 0;   // running time up to here is charged
   double charged_clock_ = 0;
   Nanos running_ = 0, ready_ = 0, blocked_ = 0;
+  Nanos work_ = 0;
+  Nanos slice_cpu_start_ = 0;
   double weight_ = 0;
   std::uint64_t slices_ = 0;
   std::vector<Wait> waits_;

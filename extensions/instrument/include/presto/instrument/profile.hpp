@@ -67,6 +67,7 @@ struct ProfileEntry {
 struct Parallelism {
   Nanos work = 0;  // total running time of all threads (T1)
   Nanos span = 0;  // the longest chain of running time linked by creations and wake-ups (T-infinity)
+  bool cpu_time = false;  // both measured in CPU time (RecorderOptions::cpu_time)
   double average() const noexcept { return span > 0 ? double(work) / double(span) : 1; }
 };
 

@@ -22,6 +22,9 @@
 // every runtime that has no thread prototype of its own; the files are written when the
 // runtime is destroyed (later runtimes of the process add .1, .2, ... to the names).
 //
+// Set RecorderOptions::cpu_time (PRESTO_CPU_TIME=1 with PRESTO_TRACE/PRESTO_PROFILE) to
+// measure work and the longest path in CPU time on a machine shared with other work.
+//
 // Costs: two clock reads and two short critical sections on a recorder-wide spinlock per
 // switch; a few hundred bytes per finished thread (the first thread_records threads keep their
 // own record, later ones are summed by name); with tracing, 32 bytes per running interval.
@@ -51,6 +54,11 @@ struct RecorderOptions {
   std::string trace_path{};      // written at destruction (implies trace)
   std::string report_path{};     // format_report written at destruction; "-": stderr
   std::size_t thread_records = 4096;
+  // Measure work and the longest path in CPU time of the processors' OS threads instead of
+  // elapsed time: time the OS takes a processor's core away then counts in neither, which
+  // makes the average parallelism meaningful on a loaded machine. Costs two more system calls
+  // per switch. Running intervals, lifetimes and weights stay in elapsed time.
+  bool cpu_time = false;
   // Time source in nanoseconds (nullptr: std::chrono::steady_clock). Must be thread-safe and
   // never go back; tests script time with it.
   Nanos (*clock)() = nullptr;
@@ -66,6 +74,8 @@ class Recorder {
 
   const RecorderOptions& options() const noexcept { return options_; }
   Nanos now() const noexcept;
+  // The calling OS thread's CPU time (the scripted clock, if one is set).
+  Nanos cpu_now() const noexcept;
 
   // What the threads finished so far measured.
   Profile profile() const;
@@ -115,6 +125,7 @@ class Recorder {
     std::uint64_t id;
     const std::string& name;  // empty: unnamed
     Nanos lifetime, running, ready, blocked;
+    Nanos work;  // running, or its CPU time (RecorderOptions::cpu_time)
     double weight;
     std::uint64_t slices;
     const std::vector<Wait>& waits;
@@ -160,6 +171,7 @@ class Recorder {
   std::unordered_map<std::string, std::uint32_t> entry_ids_;
   std::unordered_map<std::uint64_t, std::string> names_;  // traced threads with a name
   Nanos work_ = 0;
+  Nanos running_ = 0;
   Nanos last_finish_ = 0;
   double weight_ = 0;
 };
