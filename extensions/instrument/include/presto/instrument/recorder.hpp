@@ -15,7 +15,8 @@
 // running interval is an "X" event (cat "run", name: the thread's name or "thread <id>",
 // args.thread: its id); each wake-up is a flow ("s" on the waker's processor at the wake-up,
 // "f" with "bp":"e" at the start of the woken thread's next interval), cat and name "wakeup".
-// Timestamps are microseconds from the first thread's creation.
+// Timestamps are microseconds from the first thread's creation. A tracing recorder serves one
+// runtime at a time: its lanes are indexed by processor, written by that processor alone.
 //
 // Without PRESTO code changes: a program linked with presto::instrument and run with
 // PRESTO_TRACE=out.json (or PRESTO_PROFILE=report.txt, "-" for stderr) gets a recorder in
