@@ -91,10 +91,9 @@ void Recorder::write_trace(std::ostream& out) const {
     }
   }
   Writer w(out);
-  w.raw("{\"traceEvents\":[\n");
-  w.raw(R"({"ph":"M","name":"process_name","pid":1,"args":{"name":"presto runtime"}})");
+  w.raw("{\"traceEvents\":[");
   for (std::size_t i = 0; i < lanes; ++i) {
-    w.raw(",\n{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":").integer(i);
+    w.raw(i == 0 ? "\n" : ",\n").raw("{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":1,\"tid\":").integer(i);
     w.raw(",\"args\":{\"name\":\"processor ").integer(i).raw("\"}}");
   }
   for (std::size_t i = 0; i < lanes; ++i) {
