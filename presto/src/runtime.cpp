@@ -3,11 +3,13 @@
 #include <spdlog/spdlog.h>
 
 #include "dispatch.hpp"
+#include "runtime_configurer.hpp"
 #include "runtime_impl.hpp"
 
 namespace presto {
 
-Runtime::Runtime(RuntimeConfig config) : impl_(std::make_unique<detail::RuntimeImpl>(*this, std::move(config))) {
+Runtime::Runtime(RuntimeConfig config)
+    : impl_(std::make_unique<detail::RuntimeImpl>(*this, detail::apply_configurers(std::move(config)))) {
   impl_->install();
 }
 

@@ -76,6 +76,16 @@ struct RuntimeConfig {
   std::size_t idle_spin = 256;
 };
 
+// Runtime configurers: process-wide functions every Runtime constructor applies, in
+// registration order, to its RuntimeConfig before using it (environment overrides come after).
+// For tools that must reach every runtime of a program without changing its code:
+// presto::instrument registers one from a static initializer that installs its thread
+// prototype when PRESTO_TRACE or PRESTO_PROFILE is set. A configurer runs on the thread that
+// constructs the Runtime, must not construct a Runtime itself, and should leave settings the
+// program chose alone. Registration is thread-safe; there is no removal.
+using RuntimeConfigurer = void (*)(RuntimeConfig& config);
+void add_runtime_configurer(RuntimeConfigurer configurer);
+
 // While a KeepAlive exists, the runtime does not halt: hold one while an OS thread outside the
 // runtime may still wake presto threads (signal a condition, release a semaphore, ...).
 class [[nodiscard]] KeepAlive {
