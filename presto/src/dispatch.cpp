@@ -193,7 +193,13 @@ PRESTO_INLINE void Dispatch::complete(Processor& p, void* from_context) noexcept
       try {
         const std::optional<std::size_t> pinned = from->affinity();  // read while from is ours
         impl_of(p).scheduler.load(std::memory_order_acquire)->ready(*from);
-        if (pinned && *pinned != p.index()) [[unlikely]] impl_of(p).wake_processor(*pinned);
+        if (pinned && *pinned != p.index()) [[unlikely]] {
+          impl_of(p).wake_processor(*pinned);
+        } else if (p.current_ != nullptr && p.current_->affinity()) [[unlikely]] {
+          // p took a pinned thread, whose wake-up may have gone to a processor that could not
+          // run it and parked again: wake one for the thread that yielded in its place.
+          impl_of(p).wake_if_needed();
+        }
       } catch (...) {
         impl_of(p).request_stop(std::current_exception());
       }
