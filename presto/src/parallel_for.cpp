@@ -26,8 +26,6 @@ std::string Schedule::describe() const {
   return "?";
 }
 
-namespace detail {
-
 bool LoopClaims::claim(std::size_t member, std::size_t claimed, std::uint64_t& first, std::uint64_t& last) noexcept {
   if (cancelled()) return false;
   if (schedule_.kind() == Schedule::Kind::static_blocks) {
@@ -69,7 +67,5 @@ void LoopClaims::fail(std::exception_ptr e) noexcept {
 void LoopClaims::rethrow_if_failed() {
   if (exception_) std::rethrow_exception(exception_);
 }
-
-}  // namespace detail
 
 }  // namespace presto

@@ -75,7 +75,7 @@ TEST_CASE("parallel_for runs every index exactly once", "[sched][parallel_for]")
 
 TEST_CASE("parallel_for's schedules hand out the chunks their definitions give", "[sched][parallel_for]") {
   auto chunks = [](std::uint64_t n, std::size_t threads, Schedule s, std::size_t member) {
-    detail::LoopClaims claims(n, threads, s);
+    LoopClaims claims(n, threads, s);
     std::vector<std::uint64_t> sizes;
     std::uint64_t first = 0, last = 0, expected_first = 0;
     for (std::size_t c = 0; claims.claim(member, c, first, last); ++c) {

@@ -70,10 +70,10 @@ class Schedule {
   std::size_t chunk_;
 };
 
-namespace detail {
-
-// The iterations [0, n) of one parallel_for, handed to `threads` team members by a schedule,
-// and the loop's first exception. Shared by the team; claim() is thread-safe.
+// LoopClaims: the iterations [0, n) of one loop, handed to `threads` team members by a
+// schedule, and the loop's first exception: the dispenser parallel_for runs on, public so
+// that another loop construct can be layered on the same schedules. Shared by the team;
+// every method is thread-safe but rethrow_if_failed, called once the team has finished.
 class LoopClaims {
  public:
   LoopClaims(std::uint64_t n, std::size_t threads, Schedule schedule) noexcept
@@ -97,6 +97,8 @@ class LoopClaims {
   std::atomic<bool> recorded_{false};
   std::exception_ptr exception_;
 };
+
+namespace detail {
 
 template <class I, class Body>
 void run_team_member(LoopClaims& claims, std::size_t member, I begin, Body& body) noexcept {
@@ -125,7 +127,7 @@ void parallel_for(I begin, I end, Body&& body, Schedule schedule = Schedule::gui
   if (!(begin < end)) return;
   const auto n = static_cast<std::uint64_t>(static_cast<U>(static_cast<U>(end) - static_cast<U>(begin)));
   const std::size_t team = static_cast<std::size_t>(std::min<std::uint64_t>(rt.processors(), n));
-  detail::LoopClaims claims(n, team, schedule);
+  LoopClaims claims(n, team, schedule);
   std::vector<JoinHandle<void>> helpers;
   try {
     helpers.reserve(team - 1);
