@@ -44,6 +44,13 @@ std::size_t Dispatch::ready_count(Processor& p) noexcept {
   return n;
 }
 
+bool Dispatch::has_work_for(Processor& p) noexcept {
+  enter(p);
+  bool work = impl_of(p).scheduler.load(std::memory_order_acquire)->pool().has_work_for(p);
+  leave(p);
+  return work;
+}
+
 void Dispatch::yield(Thread& self) {
   Processor& p = *self.processor_;
   enter(p);
@@ -184,7 +191,15 @@ PRESTO_INLINE void Dispatch::complete(Processor& p, void* from_context) noexcept
       from->context_.fctx = from_context;
       from->set_state(ThreadState::ready);
       try {
+        const std::optional<std::size_t> pinned = from->affinity();  // read while from is ours
         impl_of(p).scheduler.load(std::memory_order_acquire)->ready(*from);
+        if (pinned && *pinned != p.index()) [[unlikely]] {
+          impl_of(p).wake_processor(*pinned);
+        } else if (p.current_ != nullptr && p.current_->affinity()) [[unlikely]] {
+          // p took a pinned thread, whose wake-up may have gone to a processor that could not
+          // run it and parked again: wake one for the thread that yielded in its place.
+          impl_of(p).wake_if_needed();
+        }
       } catch (...) {
         impl_of(p).request_stop(std::current_exception());
       }
@@ -256,6 +271,7 @@ void Dispatch::release_dead_stack(Processor& p) noexcept {
 void Dispatch::make_ready(Thread& t) {
   RuntimeImpl& r = RuntimeImpl::of(*t.runtime_);
   if (r.halting.load(std::memory_order_relaxed)) [[unlikely]] r.revived.store(true, std::memory_order_release);
+  const std::optional<std::size_t> pinned = t.affinity();  // read before t can run and finish
   Processor* p = Processor::current();
   if (p != nullptr && &p->runtime() == t.runtime_) [[likely]] {
     enter(*p);
@@ -271,6 +287,7 @@ void Dispatch::make_ready(Thread& t) {
     std::lock_guard gate(r.external_gate);
     r.scheduler.load(std::memory_order_acquire)->ready(t);
   }
+  if (pinned) [[unlikely]] r.wake_processor(*pinned);  // only that processor may take it
   r.wake_if_needed();
 }
 

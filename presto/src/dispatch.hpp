@@ -53,6 +53,8 @@ class Dispatch {
   static void make_ready(Thread& t);
   // Threads in the ready pool, read inside the caller's gate.
   static std::size_t ready_count(Processor& p) noexcept;
+  // Whether the ready pool has a thread `p` may run (ThreadPool::has_work_for), likewise.
+  static bool has_work_for(Processor& p) noexcept;
 
   // The processor's OS thread starts animating it: record its native context.
   static void start_processor(Processor& p);

@@ -1,11 +1,19 @@
 #include <presto/fifo_pool.hpp>
 
+#include <presto/runtime.hpp>
 #include <presto/thread.hpp>
 
 namespace presto {
 
-void FifoPool::put(Thread& t) { queue_.push_back(t); }
+void FifoPool::attach(const Runtime& rt) { pinned_.attach(rt.processors()); }
 
-Thread* FifoPool::get(Processor&) { return queue_.pop_front(); }
+void FifoPool::put(Thread& t) {
+  if (!pinned_.put(t)) queue_.push_back(t);
+}
+
+Thread* FifoPool::get(Processor& p) {
+  if (Thread* t = pinned_.get(p)) return t;
+  return queue_.pop_front();
+}
 
 }  // namespace presto

@@ -13,6 +13,7 @@ void LocalQueuePool::attach(const Runtime& rt) {
   std::size_t n = rt.processors();
   if (queues_ != nullptr && n == count_) return;
   if (size() != 0) throw UsageError("LocalQueuePool: cannot change the number of queues while threads are queued");
+  pinned_.attach(n);
   runtime_ = &rt;
   queues_ = std::make_unique<Queue[]>(n);
   count_ = n;
@@ -20,6 +21,7 @@ void LocalQueuePool::attach(const Runtime& rt) {
 
 void LocalQueuePool::put(Thread& t) {
   if (count_ == 0) [[unlikely]] throw UsageError("LocalQueuePool used before it was attached to a runtime");
+  if (pinned_.put(t)) return;
   Processor* p = Processor::current();
   std::size_t i = 0;
   if (p != nullptr && &p->runtime() == runtime_ && p->index() < count_) [[likely]] {
@@ -32,6 +34,7 @@ void LocalQueuePool::put(Thread& t) {
 
 Thread* LocalQueuePool::get(Processor& p) {
   if (count_ == 0) return nullptr;
+  if (Thread* t = pinned_.get(p)) return t;
   const std::size_t home = p.index() < count_ ? p.index() : 0;
   if (Thread* t = queues_[home].pop_front()) [[likely]] return t;
   for (std::size_t i = home + 1; i != home; ++i) {  // steal, starting at the neighbour
@@ -44,10 +47,16 @@ Thread* LocalQueuePool::get(Processor& p) {
   return nullptr;
 }
 
-std::size_t LocalQueuePool::size() const noexcept {
+std::size_t LocalQueuePool::unpinned() const noexcept {
   std::size_t n = 0;
   for (std::size_t i = 0; i < count_; ++i) n += queues_[i].size();
   return n;
+}
+
+std::size_t LocalQueuePool::size() const noexcept { return unpinned() + pinned_.size(); }
+
+bool LocalQueuePool::has_work_for(const Processor& p) const noexcept {
+  return pinned_.has_work_for(p) || unpinned() != 0;
 }
 
 }  // namespace presto

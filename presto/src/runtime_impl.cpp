@@ -252,6 +252,7 @@ Thread& RuntimeImpl::make_thread(ThreadAttributes* given) {
 }
 
 void RuntimeImpl::launch(Thread& t) {
+  t.check_affinity(rt, t.affinity_.load(std::memory_order_relaxed));
   t.runtime_ = &rt;
   Processor* p = Processor::current();
   if (p != nullptr && &p->runtime() != &rt) p = nullptr;
@@ -369,6 +370,28 @@ void RuntimeImpl::wake_one() noexcept {
   }
   parked_lock.unlock();
   if (q != nullptr) {
+    q->park_word_.store(1, std::memory_order_release);
+    futex_wake_one(q->park_word_);
+  }
+}
+
+void RuntimeImpl::wake_processor(std::size_t index) noexcept {
+  if (index >= processors.size()) return;
+  full_fence();  // as in wake_if_needed
+  if (sleepers.load(std::memory_order_relaxed) == 0) return;
+  Processor* q = processors[index].get();
+  bool was_parked = false;
+  parked_lock.lock();
+  for (auto it = parked.begin(); it != parked.end(); ++it) {
+    if (*it == q) {
+      parked.erase(it);
+      sleepers.fetch_sub(1, std::memory_order_relaxed);
+      was_parked = true;
+      break;
+    }
+  }
+  parked_lock.unlock();
+  if (was_parked) {
     q->park_word_.store(1, std::memory_order_release);
     futex_wake_one(q->park_word_);
   }

@@ -78,6 +78,8 @@ class RuntimeImpl {
   // Wakes a parked processor if a ready thread may need one (after a put).
   void wake_if_needed() noexcept;
   void wake_one() noexcept;
+  // Wakes processor `index` if it is parked: a thread only it may run became ready.
+  void wake_processor(std::size_t index) noexcept;
   void wake_all() noexcept;
   // A source of wake-ups went away (a timer fired, the last KeepAlive was dropped): make an
   // idle processor check again whether the system has halted. Never lost: a processor about

@@ -11,6 +11,7 @@
 namespace presto {
 
 void ShufflePool::attach(const Runtime& rt) {
+  pinned_.attach(rt.processors());
   if (seed_) {
     rt.logger().info("shuffle pool seeded with {} (given to its constructor)", *seed_);
   } else {
@@ -30,12 +31,14 @@ std::uint64_t ShufflePool::next_random() noexcept {
 }
 
 void ShufflePool::put(Thread& t) {
+  if (pinned_.put(t)) return;
   std::lock_guard lock(lock_);
   ready_.push_back(&t);
   size_.store(size_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // under lock_
 }
 
-Thread* ShufflePool::get(Processor&) {
+Thread* ShufflePool::get(Processor& p) {
+  if (Thread* t = pinned_.get(p)) return t;
   if (size_.load(std::memory_order_relaxed) == 0) return nullptr;
   std::lock_guard lock(lock_);
   if (ready_.empty()) return nullptr;

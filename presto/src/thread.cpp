@@ -35,6 +35,7 @@ Thread::Thread(ThreadAttributes attributes)
     : SynchroObject(std::move(attributes.name)),
       stack_size_(attributes.stack_size),
       priority_(attributes.priority) {
+  set_scheduling(attributes);
   queue_hook_.owner = this;
   registry_hook_.owner = this;
 }
@@ -99,6 +100,7 @@ void Thread::reinitialize(ThreadAttributes attributes) {
   if (!attributes.name.empty() || !name().empty()) set_name(std::move(attributes.name));
   stack_size_ = attributes.stack_size;
   priority_ = attributes.priority;
+  set_scheduling(attributes);
   id_ = 0;
   runtime_ = nullptr;
   waiting_on_ = nullptr;
@@ -107,6 +109,24 @@ void Thread::reinitialize(ThreadAttributes attributes) {
   exception_ = nullptr;
   task_.reset();
   set_state(ThreadState::created);
+}
+
+void Thread::set_scheduling(const ThreadAttributes& attributes) {
+  set_deadline(attributes.deadline);
+  affinity_.store(attributes.affinity.value_or(kAnyProcessor), std::memory_order_relaxed);
+}
+
+void Thread::check_affinity(const Runtime& rt, std::size_t affinity) const {
+  if (affinity != kAnyProcessor && affinity >= rt.processors()) {
+    throw UsageError("affinity of " + describe() + " set to processor " + std::to_string(affinity) + ", but runtime '" +
+                     std::string(rt.name()) + "' has " + std::to_string(rt.processors()) + " processors");
+  }
+}
+
+void Thread::set_affinity(std::optional<std::size_t> affinity) {
+  const std::size_t a = affinity.value_or(kAnyProcessor);
+  if (runtime_ != nullptr) check_affinity(*runtime_, a);
+  affinity_.store(a, std::memory_order_relaxed);
 }
 
 void Thread::run() {

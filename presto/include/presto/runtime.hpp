@@ -213,11 +213,11 @@ class Runtime {
   JoinHandle<R> start_forked(Thread& t, F&& f, Args&&... args) {
     try {
       t.task_.emplace(std::forward<F>(f), std::forward<Args>(args)...);
+      launch(t);  // on failure the thread is left unstarted
     } catch (...) {
       unmake_thread(t);
       throw;
     }
-    launch(t);
     return JoinHandle<R>(t);
   }
   void launch(Thread& t);

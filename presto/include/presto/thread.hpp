@@ -34,7 +34,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <exception>
+#include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -74,10 +76,20 @@ enum class ThreadState : std::uint32_t {
 
 std::string_view to_string(ThreadState state) noexcept;
 
+// A thread's scheduling properties (priority, deadline, affinity) are hints that pools read
+// when the thread enters them (ThreadPool::put); setting one on a ready thread takes effect the
+// next time it becomes ready.
 struct ThreadAttributes {
   std::string name{};
   std::size_t stack_size = 0;  // usable bytes, rounded up to whole pages; 0: RuntimeConfig's
   int priority = 0;            // larger runs first under PriorityPool; others ignore it
+  // When the thread should be done by; none: no deadline. No built-in pool orders by it: it
+  // is for custom pools (earliest deadline first, see docs/guide/04-customizing.md).
+  std::optional<Clock::time_point> deadline{};
+  // The index of the only processor that may run the thread; none: any processor. Every
+  // built-in pool honours it. An index that is not one of the runtime's processors is a
+  // UsageError at start (and is treated as none should the runtime shrink below it).
+  std::optional<std::size_t> affinity{};
 };
 
 class Thread : public SynchroObject {
@@ -126,6 +138,23 @@ class Thread : public SynchroObject {
   int priority() const noexcept { return priority_; }
   // Takes effect the next time the thread enters a pool (pools read it in put()).
   void set_priority(int priority) noexcept { priority_ = priority; }
+  std::optional<Clock::time_point> deadline() const noexcept {
+    const Clock::rep d = scheduling_deadline_.load(std::memory_order_relaxed);
+    if (d == kNone) return std::nullopt;
+    return Clock::time_point(Clock::duration(d));
+  }
+  // Takes effect the next time the thread enters a pool, as set_priority.
+  void set_deadline(std::optional<Clock::time_point> deadline) noexcept {
+    scheduling_deadline_.store(deadline ? deadline->time_since_epoch().count() : kNone, std::memory_order_relaxed);
+  }
+  std::optional<std::size_t> affinity() const noexcept {
+    const std::size_t a = affinity_.load(std::memory_order_relaxed);
+    if (a == kAnyProcessor) return std::nullopt;
+    return a;
+  }
+  // Takes effect the next time the thread enters a pool, as set_priority. UsageError if the
+  // thread belongs to a runtime that has no processor `affinity`.
+  void set_affinity(std::optional<std::size_t> affinity);
   std::size_t stack_size() const noexcept { return stack_size_; }  // requested; 0 = default
   Runtime* runtime() const noexcept { return runtime_; }
   // The processor running the thread, or the one that ran it last (nullptr before that).
@@ -185,6 +214,11 @@ class Thread : public SynchroObject {
   static Thread& external();              // this OS thread's stand-in, made on first use
 
   static constexpr std::size_t kNoTimer = static_cast<std::size_t>(-1);
+  static constexpr Clock::rep kNone = std::numeric_limits<Clock::rep>::max();  // no deadline
+  static constexpr std::size_t kAnyProcessor = static_cast<std::size_t>(-1);
+
+  void set_scheduling(const ThreadAttributes& attributes);
+  void check_affinity(const Runtime& rt, std::size_t affinity) const;
 
   void set_state(ThreadState s) noexcept {
     state_.store(static_cast<std::uint32_t>(s), std::memory_order_release);
@@ -205,6 +239,9 @@ class Thread : public SynchroObject {
   SynchroObject* waiting_on_ = nullptr;
   std::size_t stack_size_ = 0;
   int priority_ = 0;
+  // Read by pools on other processors while the thread may set them: atomics, relaxed.
+  std::atomic<Clock::rep> scheduling_deadline_{kNone};
+  std::atomic<std::size_t> affinity_{kAnyProcessor};
   std::uint32_t generation_ = 0;  // prototype generation of a forked control block
   bool external_ = false;
   bool forked_ = false;           // made by the runtime (fork/run): recycled after use

@@ -11,10 +11,11 @@
 // - They run inside the runtime's dispatch path, possibly holding a SynchroObject spinlock:
 //   never block, yield, sleep, or log above debug level, and avoid allocating on the common
 //   path (ThreadQueue links threads without allocating).
-// - A pool may read a thread's attributes (priority(), processor(), id()) but must not
-//   change its state, and must keep every thread it was given exactly once until get returns
-//   it: the conformance harness (presto/testing/pool_conformance.hpp) checks this.
-// - get may return nullptr for a processor even when size() > 0 only transiently.
+// - A pool may read a thread's attributes (priority(), deadline(), affinity(), processor(),
+//   id()) but must not change its state, and must keep every thread it was given exactly once
+//   until get returns it: the conformance harness (presto/testing/pool_conformance.hpp)
+//   checks this.
+// - get(p) may return nullptr while has_work_for(p) is true only transiently.
 // - A pool is installed in one runtime at a time and keeps no static state.
 
 #include <cstddef>
@@ -40,6 +41,14 @@ class ThreadPool {
   // The number of threads in the pool. Read on every idle check, so it must be cheap; it may
   // lag concurrent put/get but is exact when none is in flight.
   virtual std::size_t size() const noexcept = 0;
+  // Whether get(p) may return a thread; an idle processor parks while it is false. The
+  // default, size() != 0, suits pools that give any thread to any processor. A pool that keeps
+  // threads for one processor (Thread::affinity(), which the built-in pools honour) answers
+  // for `p` alone; the runtime wakes processor k when a thread pinned to k becomes ready.
+  virtual bool has_work_for(const Processor& p) const noexcept {
+    (void)p;
+    return size() != 0;
+  }
   virtual std::string_view name() const noexcept = 0;
   // Called before the pool receives its first thread and whenever the runtime's number of
   // processors changes, while no other method of this pool is running. Per-processor pools

@@ -1,0 +1,41 @@
+#pragma once
+// PinnedQueues: the part of a built-in pool that honours Thread::affinity(). A thread pinned
+// to processor k waits in queue k (first come, first served) and only processor k takes it;
+// each built-in pool puts a thread here first and serves a processor's pinned threads before
+// its own discipline's. Threads without an affinity, or pinned to a processor the runtime does
+// not have, are left to the pool.
+
+#include <atomic>
+#include <cstddef>
+#include <memory>
+
+#include <presto/detail/locked_queue.hpp>
+
+namespace presto {
+class Processor;
+}
+
+namespace presto::detail {
+
+class PinnedQueues {
+ public:
+  // One queue per processor. UsageError if the number changes while threads are queued.
+  void attach(std::size_t processors);
+  // Takes `t` if it is pinned to one of the processors; false: the pool must keep it.
+  bool put(Thread& t);
+  // The oldest thread pinned to `p`, or nullptr.
+  Thread* get(const Processor& p) noexcept;
+  // Whether a thread pinned to `p` is queued.
+  bool has_work_for(const Processor& p) const noexcept;
+  // All queued threads; may lag concurrent put/get.
+  std::size_t size() const noexcept { return size_.load(std::memory_order_relaxed); }
+
+ private:
+  struct alignas(64) Queue : LockedQueue {};
+
+  std::unique_ptr<Queue[]> queues_;
+  std::size_t count_ = 0;
+  std::atomic<std::size_t> size_{0};
+};
+
+}  // namespace presto::detail
