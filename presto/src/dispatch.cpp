@@ -107,6 +107,10 @@ bool Dispatch::dispatch_from_native(Processor& p) {
     leave(p);
     return false;
   }
+  // Found work: if more is waiting, pass the word on to a parked processor now, not once this
+  // thread gives the processor back. A waker that saw this processor spinning counted on it to
+  // take its thread; it may have taken another (one pinned here, or one that never yields).
+  if (ready_count(p) != 0 && !impl_of(p).stopping()) impl_of(p).wake_if_needed();
   p.after_ = Processor::After::nothing;
   switch_to(p, nullptr, p.native_, next);
   return true;

@@ -487,11 +487,7 @@ void RuntimeImpl::processor_main(Processor& p) noexcept {
   try {
     p.on_start();
     for (;;) {
-      if (Dispatch::dispatch_from_native(p)) {
-        // Found work: if more is waiting and someone is parked, pass the word on.
-        if (!stopping() && Dispatch::ready_count(p) != 0) wake_if_needed();
-        continue;
-      }
+      if (Dispatch::dispatch_from_native(p)) continue;
       if (stopping()) break;
       idle_loop(p);
     }

@@ -53,18 +53,18 @@ void run_instrumented(const Config& c, const std::shared_ptr<Recorder>& rec, F&&
 
 // The scripted schedules: one processor under every pool (with the test process's seed), and
 // ShufflePool with fixed seeds. Scripted results must not depend on the order.
-struct Schedule {
+struct ScriptedRun {
   Config config;
   std::uint64_t seed = 0;  // 0: the test process's seed
 };
 
-std::ostream& operator<<(std::ostream& os, const Schedule& s) {
+std::ostream& operator<<(std::ostream& os, const ScriptedRun& s) {
   if (s.seed == 0) return os << s.config;
   return os << s.config.processors << " processor(s), shuffle pool, fixed seed " << s.seed;
 }
 
 auto schedules() {
-  std::vector<Schedule> all;
+  std::vector<ScriptedRun> all;
   for (std::size_t k = 0; k < 5; ++k) all.push_back({Config{1, static_cast<presto::test::PoolKind>(k)}});
   for (std::uint64_t seed : {1, 7, 42, 1234}) all.push_back({Config{1, presto::test::PoolKind::shuffle}, seed});
   return Catch::Generators::from_range(all);
@@ -327,7 +327,7 @@ TEST_CASE("bounds: Eager, Zahorjan and Lazowska's formulas", "[instrument]") {
 }
 
 TEST_CASE("intervals: a scripted schedule is accounted exactly", "[instrument]") {
-  const Schedule sc = GENERATE(schedules());
+  const ScriptedRun sc = GENERATE(schedules());
   INFO(sc);
   auto rec = scripted_recorder();
   run_instrumented(sc.config, rec, [] {
@@ -396,7 +396,7 @@ TEST_CASE("intervals: a scripted schedule is accounted exactly", "[instrument]")
 }
 
 TEST_CASE("intervals: average parallelism of a fork-join program", "[instrument]") {
-  const Schedule sc = GENERATE(schedules());
+  const ScriptedRun sc = GENERATE(schedules());
   const bool cpu_time = GENERATE(false, true);  // the scripted clock stands for CPU time too
   INFO(sc << (cpu_time ? ", CPU time" : ""));
   g_ticks = 0;
@@ -416,7 +416,7 @@ TEST_CASE("intervals: average parallelism of a fork-join program", "[instrument]
 }
 
 TEST_CASE("instrumented lock: acquisitions, contention, wait and hold times", "[instrument]") {
-  const Schedule sc = GENERATE(schedules());
+  const ScriptedRun sc = GENERATE(schedules());
   INFO(sc);
   auto rec = scripted_recorder();
   LockStats stats;
@@ -529,7 +529,7 @@ TEST_CASE("intervals: invariants of real runs on every configuration", "[instrum
 }
 
 TEST_CASE("trace: a scripted run's trace, parsed back", "[instrument]") {
-  const Schedule sc = GENERATE(schedules());
+  const ScriptedRun sc = GENERATE(schedules());
   INFO(sc);
   auto rec = scripted_recorder(true);
   run_instrumented(sc.config, rec, [] {
