@@ -66,6 +66,7 @@ RuntimeStats Runtime::stats() const {
   }
   s.live_threads += impl_->external_registry.size();
   s.ready_threads = scheduler().pool().size();
+  s.stacks_cached += impl_->free_lists->central_stacks();
   s.stacks_in_use = impl_->stacks.in_use() - s.stacks_cached;
   s.stacks_cached += impl_->stacks.cached();
   s.pending_timers = impl_->timers.pending();
@@ -75,6 +76,7 @@ RuntimeStats Runtime::stats() const {
 }
 
 spdlog::logger& Runtime::logger() const noexcept { return *impl_->logger; }
+Spinlock& Runtime::free_list_lock() const noexcept { return impl_->free_lists->lock; }
 std::uint64_t Runtime::seed() const noexcept { return impl_->seed; }
 const std::string& Runtime::name() const noexcept { return impl_->name; }
 std::size_t Runtime::default_stack_size() const noexcept { return impl_->stack_size; }

@@ -73,7 +73,6 @@ RuntimeImpl::RuntimeImpl(Runtime& runtime, RuntimeConfig config)
   if (seed == 0) seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) | std::random_device{}();
   debug_logging = logger->should_log(spdlog::level::debug);
   stack_size = StackAllocator::round_size(config.stack_size);
-  thread_cache = config.thread_cache;
   idle_spin = config.idle_spin;
 
   owned_scheduler = config.scheduler ? std::move(config.scheduler) : std::make_unique<Scheduler>(nullptr);
@@ -93,6 +92,7 @@ RuntimeImpl::RuntimeImpl(Runtime& runtime, RuntimeConfig config)
     p->state_->stacks.reserve(ProcessorState::kStackCache);
     processors.push_back(std::move(p));
   }
+  free_lists.emplace(config.free_lists, config.thread_cache, ProcessorState::kStackCache, n);
   parked.reserve(n);
   install_overflow_handler();
   asymmetric_fences();
@@ -122,6 +122,7 @@ RuntimeImpl::~RuntimeImpl() {
     for (const Stack& s : p->state_->stacks) stacks.deallocate(s);
     p->state_->stacks.clear();
   }
+  free_lists->clear(stacks);
 }
 
 // --- component replacement ------------------------------------------------------------
@@ -217,10 +218,7 @@ Thread& RuntimeImpl::make_thread(ThreadAttributes* given) {
   };
   if (p != nullptr) {
     Dispatch::enter(*p);
-    auto& cache = p->state_->threads;
-    while (t == nullptr && !cache.empty()) {
-      t = cache.back();
-      cache.pop_back();
+    while (t == nullptr && (t = free_lists->take_block(*p->state_)) != nullptr) {
       if (t->generation_ != generation.load(std::memory_order_acquire)) {  // made by a replaced prototype
         delete t;
         t = nullptr;
@@ -284,15 +282,7 @@ void RuntimeImpl::recycle(Thread& t) noexcept {
   if (p != nullptr && &p->runtime() == &rt && t.state() == ThreadState::terminated &&
       t.generation_ == generation.load(std::memory_order_acquire)) {
     Dispatch::enter(*p);
-    auto& cache = p->state_->threads;
-    bool kept = false;
-    if (cache.size() < thread_cache) {
-      try {
-        cache.push_back(&t);
-        kept = true;
-      } catch (const std::bad_alloc&) {  // no memory to grow the cache: free the block instead
-      }
-    }
+    const bool kept = free_lists->keep_block(*p->state_, t);
     Dispatch::leave(*p);
     if (kept) return;
   }

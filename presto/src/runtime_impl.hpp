@@ -9,6 +9,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -21,6 +22,7 @@
 
 #include "registry.hpp"
 #include "stack_allocator.hpp"
+#include "thread_cache.hpp"
 #include "timer_service.hpp"
 
 namespace presto::detail {
@@ -32,7 +34,7 @@ struct ProcessorState {
   static constexpr std::size_t kStackCache = 32;    // default-size stacks kept per processor
   static constexpr std::uint64_t kIdBlock = 256;
 
-  std::vector<Stack> stacks;
+  std::vector<Stack> stacks;        // free lists of FreeLists::per_processor (see ThreadCache)
   std::vector<Thread*> threads;
   Registry registry;  // has its own lock: others remove threads that finished elsewhere
   std::uint64_t next_id = 0;
@@ -92,7 +94,6 @@ class RuntimeImpl {
   std::string name;
   std::uint64_t seed = 0;
   std::size_t stack_size = 0;
-  std::size_t thread_cache = 0;  // control blocks kept per processor (RuntimeConfig::thread_cache)
   std::size_t idle_spin = 0;
   // The logger's level was debug or lower when the runtime was made: log every dispatch.
   bool debug_logging = false;
@@ -114,6 +115,7 @@ class RuntimeImpl {
   std::atomic<std::uint64_t> threads_created{0};
 
   StackAllocator stacks;
+  std::optional<ThreadCache> free_lists;  // made once the number of processors is known
   TimerService timers{[this] { poke(); }};
   SleepObject sleep_object;
 
