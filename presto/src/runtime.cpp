@@ -60,7 +60,7 @@ RuntimeStats Runtime::stats() const {
   s.processors = impl_->processors.size();
   for (const auto& p : impl_->processors) {
     s.live_threads += p->state_->registry.size();
-    s.stacks_cached += p->state_->cached_stacks.load(std::memory_order_relaxed);
+    s.stacks_cached += p->state_->free.cached_stacks.load(std::memory_order_relaxed);
     s.threads_recycled += p->state_->recycled.load(std::memory_order_relaxed);
     s.dispatches += p->dispatches();
   }

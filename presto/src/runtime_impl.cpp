@@ -89,10 +89,10 @@ RuntimeImpl::RuntimeImpl(Runtime& runtime, RuntimeConfig config)
     p->runtime_ = &rt;
     p->index_ = i;
     p->state_ = std::make_unique<ProcessorState>();
-    p->state_->stacks.reserve(ProcessorState::kStackCache);
     processors.push_back(std::move(p));
   }
   free_lists.emplace(config.free_lists, config.thread_cache, ProcessorState::kStackCache, n);
+  for (auto& p : processors) free_lists->prepare(p->state_->free);
   parked.reserve(n);
   install_overflow_handler();
   asymmetric_fences();
@@ -117,12 +117,9 @@ RuntimeImpl::~RuntimeImpl() {
     if (t->forked_) delete t;  // user-owned ones are their owners' to destroy
   }
   for (auto& p : processors) {
-    for (Thread* t : p->state_->threads) delete t;
-    p->state_->threads.clear();
-    for (const Stack& s : p->state_->stacks) stacks.deallocate(s);
-    p->state_->stacks.clear();
+    ThreadCache::clear(p->state_->free, stacks);
   }
-  free_lists->clear(stacks);
+  free_lists->clear_central(stacks);
 }
 
 // --- component replacement ------------------------------------------------------------
@@ -218,7 +215,7 @@ Thread& RuntimeImpl::make_thread(ThreadAttributes* given) {
   };
   if (p != nullptr) {
     Dispatch::enter(*p);
-    while (t == nullptr && (t = free_lists->take_block(*p->state_)) != nullptr) {
+    while (t == nullptr && (t = free_lists->take_block(p->state_->free)) != nullptr) {
       if (t->generation_ != generation.load(std::memory_order_acquire)) {  // made by a replaced prototype
         delete t;
         t = nullptr;
@@ -282,7 +279,7 @@ void RuntimeImpl::recycle(Thread& t) noexcept {
   if (p != nullptr && &p->runtime() == &rt && t.state() == ThreadState::terminated &&
       t.generation_ == generation.load(std::memory_order_acquire)) {
     Dispatch::enter(*p);
-    const bool kept = free_lists->keep_block(*p->state_, t);
+    const bool kept = free_lists->keep_block(p->state_->free, t);
     Dispatch::leave(*p);
     if (kept) return;
   }

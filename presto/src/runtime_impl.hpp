@@ -34,12 +34,10 @@ struct ProcessorState {
   static constexpr std::size_t kStackCache = 32;    // default-size stacks kept per processor
   static constexpr std::uint64_t kIdBlock = 256;
 
-  std::vector<Stack> stacks;        // free lists of FreeLists::per_processor (see ThreadCache)
-  std::vector<Thread*> threads;
+  FreeList free;  // its free lists under FreeLists::per_processor (see ThreadCache)
   Registry registry;  // has its own lock: others remove threads that finished elsewhere
   std::uint64_t next_id = 0;
   std::uint64_t id_limit = 0;
-  std::atomic<std::size_t> cached_stacks{0};
   std::atomic<std::uint64_t> recycled{0};
 };
 

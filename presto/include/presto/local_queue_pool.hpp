@@ -6,7 +6,8 @@
 // contend only when they steal.
 //
 // Where a thread that becomes ready goes is the pool's Placement (Joyce's question, Brinch
-// Hansen's reports: docs/guide/04-customizing.md):
+// Hansen and Rangachari 1988; measured by benchmarks/micro/wakeup_placement.cpp, see
+// docs/benchmarks.md):
 //   waker    - the queue of the processor that makes it ready (the default): a started,
 //              woken or yielding thread stays near the thread that made it ready
 //   last     - the queue of the processor that ran it last (its cache may still be warm);

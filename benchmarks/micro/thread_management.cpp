@@ -1,0 +1,248 @@
+// thread_management: Anderson, Lazowska and Levy's experiment (Figs 3.1/3.2 and the low end
+// of Fig 3.4) on the five thread-management alternatives of presto/thread_management.hpp.
+// For each alternative and each processor count P:
+//   rate     null threads created, started and finished per second: P threads are forked;
+//            each forks one more thread and finishes, until N threads have run (the paper's
+//            benchmark, free lists warm from a previous repetition)
+//   latency  a thread's start: ns from just before fork() to the child's first instruction,
+//            the parent then joining it (median of K; processors otherwise idle)
+// Printed as a table with ratios against the per-processor-ready-queues alternative, as one
+// JSON line per measurement (benchmarks/support/harness.hpp), and optionally as CSV. The
+// machine's load average is printed beside the figures: timings taken under load are marked.
+// Baseline of the same run: std::thread creation + join (the paper's "500x less than a
+// process" headline, TM-4).
+//
+// Usage: thread_management [--processors 1,2,4] [--threads N] [--latency K]
+//                          [--repetitions R] [--quick] [--csv FILE] [--help]
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <presto/runtime.hpp>
+#include <presto/thread_management.hpp>
+
+#include "../support/harness.hpp"
+
+using presto::bench::Result;
+using Clock = std::chrono::steady_clock;
+
+namespace {
+
+struct Options {
+  std::vector<std::size_t> processors;
+  std::uint64_t threads = 200000;
+  std::uint64_t latency = 20000;
+  int repetitions = 5;
+  std::string csv;
+};
+
+double load_average() {
+  double l = 0;
+  if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+    if (std::fscanf(f, "%lf", &l) != 1) l = 0;
+    std::fclose(f);
+  }
+  return l;
+}
+
+double ns(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::nano>(b - a).count(); }
+
+Result summarize(std::string name, std::string system, std::size_t processors, std::uint64_t operations,
+                 std::vector<double> per_op, std::uint64_t param = 0) {
+  std::sort(per_op.begin(), per_op.end());
+  Result r{std::move(name), std::move(system), processors, operations, per_op[per_op.size() / 2], per_op.front(),
+           per_op.back(), static_cast<int>(per_op.size()), param};
+  presto::bench::print_json(r);
+  return r;
+}
+
+// The chain benchmark: ns per null thread (the rate is its inverse).
+struct Chain {
+  std::uint64_t limit = 0;
+  std::atomic<std::uint64_t> forked{0};
+  std::atomic<std::uint64_t> finished{0};
+  Clock::time_point end{};
+
+  void step() {
+    if (forked.fetch_add(1, std::memory_order_relaxed) < limit) presto::fork(&Chain::step, this).detach();
+    if (finished.fetch_add(1, std::memory_order_acq_rel) + 1 == limit + start) end = Clock::now();
+  }
+  std::uint64_t start = 0;  // the P threads the main thread forks
+};
+
+Result rate(presto::ThreadManagement alternative, std::size_t processors, const Options& o) {
+  presto::RuntimeConfig config{.processors = processors};
+  presto::configure(config, alternative);
+  presto::Runtime rt{std::move(config)};
+  std::vector<double> per_thread;
+  for (int r = 0; r <= o.repetitions; ++r) {  // the first one warms the free lists
+    Chain chain;
+    chain.start = processors;
+    chain.limit = o.threads;
+    Clock::time_point begin;
+    rt.run([&] {
+      begin = Clock::now();
+      for (std::size_t i = 0; i < processors; ++i) presto::fork(&Chain::step, &chain).detach();
+    });
+    if (r > 0) per_thread.push_back(ns(begin, chain.end) / static_cast<double>(o.threads + processors));
+  }
+  return summarize("null_thread", std::string(presto::to_string(alternative)), processors, o.threads,
+                   std::move(per_thread));
+}
+
+Result latency(presto::ThreadManagement alternative, std::size_t processors, const Options& o) {
+  presto::RuntimeConfig config{.processors = processors};
+  presto::configure(config, alternative);
+  presto::Runtime rt{std::move(config)};
+  std::vector<double> samples;
+  samples.reserve(o.latency);
+  rt.run([&] {
+    Clock::time_point started{};
+    for (std::uint64_t i = 0; i < o.latency / 10 + o.latency; ++i) {  // a tenth to warm up
+      const Clock::time_point before = Clock::now();
+      presto::fork([&started] { started = Clock::now(); }).join();
+      if (i >= o.latency / 10) samples.push_back(ns(before, started));
+    }
+  });
+  return summarize("start_latency", std::string(presto::to_string(alternative)), processors, 1, std::move(samples));
+}
+
+Result std_thread_latency(const Options& o) {
+  std::vector<double> samples;
+  const std::uint64_t n = std::max<std::uint64_t>(100, o.latency / 20);
+  for (std::uint64_t i = 0; i < n; ++i) {
+    Clock::time_point started{};
+    const Clock::time_point before = Clock::now();
+    std::thread([&started] { started = Clock::now(); }).join();
+    samples.push_back(ns(before, started));
+  }
+  return summarize("start_latency", "std::thread", 1, 1, std::move(samples));
+}
+
+std::vector<std::size_t> parse_list(const char* text) {
+  std::vector<std::size_t> out;
+  for (const char* p = text; *p != 0;) {
+    char* end = nullptr;
+    unsigned long v = std::strtoul(p, &end, 10);
+    if (end == p || v == 0) throw std::runtime_error(std::string("bad processor list '") + text + "'");
+    out.push_back(v);
+    p = *end == ',' ? end + 1 : end;
+  }
+  return out;
+}
+
+void usage() {
+  std::printf(
+      "thread_management: null-thread rate and start latency of the five thread-management alternatives\n"
+      "(Anderson, Lazowska and Levy 1989) as processors grow.\n\n"
+      "  --processors LIST   comma-separated processor counts (default 1,2,4,... up to the hardware threads)\n"
+      "  --threads N         null threads per rate repetition (default 200000)\n"
+      "  --latency K         start-latency samples (default 20000)\n"
+      "  --repetitions R     rate repetitions, the median is reported (default 5)\n"
+      "  --quick             small counts (CI smoke run)\n"
+      "  --csv FILE          also write the table as CSV\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      std::string a = argv[i];
+      auto value = [&]() -> const char* {
+        if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
+        return argv[++i];
+      };
+      if (a == "--help" || a == "-h") {
+        usage();
+        return 0;
+      } else if (a == "--processors") {
+        o.processors = parse_list(value());
+      } else if (a == "--threads") {
+        o.threads = std::strtoull(value(), nullptr, 10);
+      } else if (a == "--latency") {
+        o.latency = std::strtoull(value(), nullptr, 10);
+      } else if (a == "--repetitions") {
+        o.repetitions = std::atoi(value());
+      } else if (a == "--quick") {
+        o.threads = 20000;
+        o.latency = 2000;
+        o.repetitions = 3;
+      } else if (a == "--csv") {
+        o.csv = value();
+      } else {
+        throw std::runtime_error("unknown option " + a + " (see --help)");
+      }
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "thread_management: %s\n", e.what());
+    return 2;
+  }
+  if (o.processors.empty()) {
+    const std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
+    for (std::size_t p = 1; p < hw; p *= 2) o.processors.push_back(p);
+    o.processors.push_back(hw);
+  }
+  if (o.threads == 0 || o.latency == 0 || o.repetitions <= 0) {
+    std::fprintf(stderr, "thread_management: counts must be positive\n");
+    return 2;
+  }
+
+  const double load_before = load_average();
+  struct Row {
+    presto::ThreadManagement alternative;
+    std::size_t processors;
+    Result rate, latency;
+  };
+  std::vector<Row> rows;
+  for (std::size_t p : o.processors) {
+    for (presto::ThreadManagement a : presto::all_thread_management) rows.push_back({a, p, rate(a, p, o), latency(a, p, o)});
+  }
+  const Result os_thread = std_thread_latency(o);
+  const double load_after = load_average();
+  const bool loaded = std::max(load_before, load_after) > 2.0;
+
+  std::printf("\nnull threads: %llu per repetition, median of %d; start latency: median of %llu; "
+              "%u hardware threads; load average %.2f -> %.2f%s\n",
+              static_cast<unsigned long long>(o.threads), o.repetitions, static_cast<unsigned long long>(o.latency),
+              std::thread::hardware_concurrency(), load_before, load_after,
+              loaded ? " (LOADED machine: timings are indicative only)" : "");
+  std::printf("%-20s %4s %14s %10s %14s %10s\n", "alternative", "P", "threads/s", "vs local-rq", "start ns",
+              "vs local-rq");
+  for (const Row& r : rows) {
+    const Row* base = nullptr;
+    for (const Row& b : rows) {
+      if (b.processors == r.processors && b.alternative == presto::ThreadManagement::local_ready_queues) base = &b;
+    }
+    std::printf("%-20s %4zu %14.0f %9.2fx %14.0f %9.2fx\n", std::string(presto::to_string(r.alternative)).c_str(),
+                r.processors, 1e9 / r.rate.median_ns, base->rate.median_ns / r.rate.median_ns, r.latency.median_ns,
+                r.latency.median_ns / base->latency.median_ns);
+  }
+  std::printf("%-20s %4d %14s %10s %14.0f %9.2fx  (vs local-ready-queues, first P)\n", "std::thread", 1, "-", "-",
+              os_thread.median_ns, os_thread.median_ns / rows[4].latency.median_ns);
+
+  if (!o.csv.empty()) {
+    std::ofstream csv(o.csv);
+    csv << "alternative,processors,threads_per_s,threads_per_s_min,threads_per_s_max,start_latency_ns,"
+           "start_latency_ns_min,start_latency_ns_max,load_average,hardware_threads\n";
+    for (const Row& r : rows) {
+      csv << presto::to_string(r.alternative) << ',' << r.processors << ',' << 1e9 / r.rate.median_ns << ','
+          << 1e9 / r.rate.max_ns << ',' << 1e9 / r.rate.min_ns << ',' << r.latency.median_ns << ','
+          << r.latency.min_ns << ',' << r.latency.max_ns << ',' << std::max(load_before, load_after) << ','
+          << std::thread::hardware_concurrency() << '\n';
+    }
+    csv << "std::thread,1,,,," << os_thread.median_ns << ',' << os_thread.min_ns << ',' << os_thread.max_ns << ','
+        << std::max(load_before, load_after) << ',' << std::thread::hardware_concurrency() << '\n';
+    std::printf("CSV written to %s\n", o.csv.c_str());
+  }
+  return 0;
+}

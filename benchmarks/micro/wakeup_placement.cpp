@@ -1,0 +1,219 @@
+// wakeup_placement: where should a woken thread go? Joyce's question (Brinch Hansen and
+// Rangachari 1988), asked of LocalQueuePool's placements (presto/local_queue_pool.hpp):
+// waker, last, shortest (counting the running thread, as Joyce's kernel) and random, on two
+// communication-heavy workloads:
+//   bm    Joyce's BM: 100 independent sender/receiver pairs, each on its own rendezvous
+//         channel (presto::channels), m messages per pair, an empty loop of n iterations on
+//         each side per message (BM1: n = 0; BM2: n = 4 in the paper; here --work sets it)
+//   ring  a token passed around a ring of 64 threads through semaphores: at most one thread
+//         runs at a time, so placement decides only how far the token travels
+// For each placement and processor count it prints ns per message, as one JSON line per
+// measurement (benchmarks/support/harness.hpp) and as a table of ratios against the waker
+// placement, PRESTO's default. The load average is printed beside the figures.
+//
+// Usage: wakeup_placement [--processors 1,2] [--messages M] [--work N] [--repetitions R]
+//                         [--quick] [--help]
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include <presto/channels/channels.hpp>
+#include <presto/presto.hpp>
+
+#include "../support/harness.hpp"
+
+using presto::LocalQueuePool;
+using presto::bench::Result;
+using Placement = LocalQueuePool::Placement;
+
+namespace {
+
+constexpr std::size_t kPairs = 100;
+constexpr std::size_t kRing = 64;
+
+struct Options {
+  std::vector<std::size_t> processors;
+  std::uint64_t messages = 2000;  // per pair (bm), per ring thread (ring)
+  std::uint64_t work = 4;
+  int repetitions = 5;
+};
+
+const char* name(Placement p) {
+  switch (p) {
+    case Placement::waker: return "waker";
+    case Placement::last: return "last";
+    case Placement::shortest: return "shortest";
+    case Placement::random: return "random";
+  }
+  return "?";
+}
+
+double load_average() {
+  double l = 0;
+  if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+    if (std::fscanf(f, "%lf", &l) != 1) l = 0;
+    std::fclose(f);
+  }
+  return l;
+}
+
+void compute(std::uint64_t n) {
+  for (std::uint64_t k = 0; k < n; ++k) asm volatile("" ::"r"(k));
+}
+
+// Joyce's BM; every message is checked. Returns false if a receiver saw a wrong value.
+bool bm(const Options& o) {
+  std::atomic<bool> ok{true};
+  std::vector<std::unique_ptr<presto::channels::Channel<std::uint64_t>>> channels;
+  for (std::size_t i = 0; i < kPairs; ++i) channels.push_back(std::make_unique<presto::channels::Channel<std::uint64_t>>());
+  std::vector<presto::JoinHandle<void>> handles;
+  for (std::size_t i = 0; i < kPairs; ++i) {
+    auto& c = *channels[i];
+    handles.push_back(presto::fork([&c, &o] {
+      for (std::uint64_t j = 0; j < o.messages; ++j) {
+        compute(o.work);
+        c.send(j);
+      }
+    }));
+    handles.push_back(presto::fork([&c, &o, &ok] {
+      for (std::uint64_t j = 0; j < o.messages; ++j) {
+        if (c.recv() != j) ok.store(false);
+        compute(o.work);
+      }
+    }));
+  }
+  for (auto& h : handles) h.join();
+  return ok.load();
+}
+
+bool ring(const Options& o) {
+  std::vector<std::unique_ptr<presto::Semaphore>> tokens;
+  for (std::size_t i = 0; i < kRing; ++i) tokens.push_back(std::make_unique<presto::Semaphore>(i == 0 ? 1 : 0, "token"));
+  std::atomic<std::uint64_t> passes{0};
+  std::vector<presto::JoinHandle<void>> handles;
+  for (std::size_t i = 0; i < kRing; ++i) {
+    handles.push_back(presto::fork([&, i] {
+      for (std::uint64_t lap = 0; lap < o.messages; ++lap) {
+        tokens[i]->acquire();
+        passes.fetch_add(1, std::memory_order_relaxed);
+        compute(o.work);
+        tokens[(i + 1) % kRing]->release();
+      }
+    }));
+  }
+  for (auto& h : handles) h.join();
+  return passes.load() == kRing * o.messages;
+}
+
+Result measure(const std::string& workload, Placement placement, std::size_t processors, const Options& o) {
+  presto::Runtime rt{{.processors = processors, .pool = std::make_unique<LocalQueuePool>(placement)}};
+  const std::uint64_t messages = workload == "bm" ? kPairs * o.messages : kRing * o.messages;
+  bool ok = true;
+  Result r = presto::bench::measure(workload, name(placement), processors, messages, o.repetitions, [&] {
+    ok = rt.run([&] { return workload == "bm" ? bm(o) : ring(o); }) && ok;
+  }, o.work);
+  if (!ok) {
+    std::fprintf(stderr, "wakeup_placement: %s under %s on %zu processors delivered a wrong message\n",
+                 workload.c_str(), name(placement), processors);
+    std::exit(1);
+  }
+  return r;
+}
+
+std::vector<std::size_t> parse_list(const char* text) {
+  std::vector<std::size_t> out;
+  for (const char* p = text; *p != 0;) {
+    char* end = nullptr;
+    unsigned long v = std::strtoul(p, &end, 10);
+    if (end == p || v == 0) throw std::runtime_error(std::string("bad processor list '") + text + "'");
+    out.push_back(v);
+    p = *end == ',' ? end + 1 : end;
+  }
+  return out;
+}
+
+void usage() {
+  std::printf(
+      "wakeup_placement: LocalQueuePool's wake-up placements (waker, last, shortest, random) on Joyce's BM\n"
+      "(100 channel pairs) and a semaphore token ring, as ns per message with ratios against waker.\n\n"
+      "  --processors LIST   comma-separated processor counts (default 1,2,4,... up to the hardware threads)\n"
+      "  --messages M        messages per pair / laps per ring thread (default 2000)\n"
+      "  --work N            empty-loop iterations per message on each side (default 4, Joyce's BM2)\n"
+      "  --repetitions R     repetitions, the median is reported (default 5)\n"
+      "  --quick             small counts (CI smoke run)\n");
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  Options o;
+  try {
+    for (int i = 1; i < argc; ++i) {
+      std::string a = argv[i];
+      auto value = [&]() -> const char* {
+        if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
+        return argv[++i];
+      };
+      if (a == "--help" || a == "-h") {
+        usage();
+        return 0;
+      } else if (a == "--processors") {
+        o.processors = parse_list(value());
+      } else if (a == "--messages") {
+        o.messages = std::strtoull(value(), nullptr, 10);
+      } else if (a == "--work") {
+        o.work = std::strtoull(value(), nullptr, 10);
+      } else if (a == "--repetitions") {
+        o.repetitions = std::atoi(value());
+      } else if (a == "--quick") {
+        o.messages = 200;
+        o.repetitions = 3;
+      } else {
+        throw std::runtime_error("unknown option " + a + " (see --help)");
+      }
+    }
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "wakeup_placement: %s\n", e.what());
+    return 2;
+  }
+  if (o.processors.empty()) {
+    const std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
+    for (std::size_t p = 1; p < hw; p *= 2) o.processors.push_back(p);
+    o.processors.push_back(hw);
+  }
+  if (o.messages == 0 || o.repetitions <= 0) {
+    std::fprintf(stderr, "wakeup_placement: counts must be positive\n");
+    return 2;
+  }
+  const Placement all[] = {Placement::waker, Placement::last, Placement::shortest, Placement::random};
+  const double load_before = load_average();
+  std::vector<Result> results;
+  for (const char* workload : {"bm", "ring"}) {
+    for (std::size_t p : o.processors) {
+      for (Placement placement : all) results.push_back(measure(workload, placement, p, o));
+    }
+  }
+  const double load_after = load_average();
+  std::printf("\n%llu messages per pair/ring thread, work %llu, median of %d; %u hardware threads; load average "
+              "%.2f -> %.2f%s\n",
+              static_cast<unsigned long long>(o.messages), static_cast<unsigned long long>(o.work), o.repetitions,
+              std::thread::hardware_concurrency(), load_before, load_after,
+              std::max(load_before, load_after) > 2.0 ? " (LOADED machine: timings are indicative only)" : "");
+  std::printf("%-6s %4s %10s %12s %12s\n", "bench", "P", "placement", "ns/message", "vs waker");
+  for (const Result& r : results) {
+    const Result* base = nullptr;
+    for (const Result& b : results) {
+      if (b.name == r.name && b.processors == r.processors && b.system == "waker") base = &b;
+    }
+    std::printf("%-6s %4zu %10s %12.1f %11.2fx\n", r.name.c_str(), r.processors, r.system.c_str(), r.median_ns,
+                r.median_ns / base->median_ns);
+  }
+  return 0;
+}
