@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -38,7 +39,7 @@ namespace {
 
 struct Options {
   std::vector<std::size_t> processors;
-  std::uint64_t threads = 200000;
+  std::uint64_t threads = 1000000;
   std::uint64_t latency = 20000;
   int repetitions = 5;
   std::string csv;
@@ -78,42 +79,53 @@ struct Chain {
   std::uint64_t start = 0;  // the P threads the main thread forks
 };
 
-Result rate(presto::ThreadManagement alternative, std::size_t processors, const Options& o) {
-  presto::RuntimeConfig config{.processors = processors};
-  presto::configure(config, alternative);
-  presto::Runtime rt{std::move(config)};
-  std::vector<double> per_thread;
-  for (int r = 0; r <= o.repetitions; ++r) {  // the first one warms the free lists
+// One alternative on one processor count: a runtime kept for all repetitions (its free lists
+// stay warm between them) and the samples taken so far.
+struct Case {
+  presto::ThreadManagement alternative;
+  std::size_t processors;
+  std::unique_ptr<presto::Runtime> rt;
+  std::vector<double> per_thread;  // rate repetitions: ns per null thread
+  std::vector<double> starts;      // latency samples, ns
+  Result rate, latency;
+
+  Case(presto::ThreadManagement a, std::size_t p) : alternative(a), processors(p) {
+    presto::RuntimeConfig config{.processors = p};
+    presto::configure(config, a);
+    rt = std::make_unique<presto::Runtime>(std::move(config));
+  }
+
+  // One repetition of the chain benchmark; `keep`: record it (false warms the free lists).
+  void rate_once(std::uint64_t threads, bool keep) {
     Chain chain;
     chain.start = processors;
-    chain.limit = o.threads;
+    chain.limit = threads;
     Clock::time_point begin;
-    rt.run([&] {
+    rt->run([&] {
       begin = Clock::now();
       for (std::size_t i = 0; i < processors; ++i) presto::fork(&Chain::step, &chain).detach();
     });
-    if (r > 0) per_thread.push_back(ns(begin, chain.end) / static_cast<double>(o.threads + processors));
+    if (keep) per_thread.push_back(ns(begin, chain.end) / static_cast<double>(threads + processors));
   }
-  return summarize("null_thread", std::string(presto::to_string(alternative)), processors, o.threads,
-                   std::move(per_thread));
-}
 
-Result latency(presto::ThreadManagement alternative, std::size_t processors, const Options& o) {
-  presto::RuntimeConfig config{.processors = processors};
-  presto::configure(config, alternative);
-  presto::Runtime rt{std::move(config)};
-  std::vector<double> samples;
-  samples.reserve(o.latency);
-  rt.run([&] {
-    Clock::time_point started{};
-    for (std::uint64_t i = 0; i < o.latency / 10 + o.latency; ++i) {  // a tenth to warm up
-      const Clock::time_point before = Clock::now();
-      presto::fork([&started] { started = Clock::now(); }).join();
-      if (i >= o.latency / 10) samples.push_back(ns(before, started));
-    }
-  });
-  return summarize("start_latency", std::string(presto::to_string(alternative)), processors, 1, std::move(samples));
-}
+  // `samples` start latencies, after a tenth as many unrecorded.
+  void latency_once(std::uint64_t samples) {
+    rt->run([&] {
+      Clock::time_point started{};
+      for (std::uint64_t i = 0; i < samples / 10 + samples; ++i) {
+        const Clock::time_point before = Clock::now();
+        presto::fork([&started] { started = Clock::now(); }).join();
+        if (i >= samples / 10) starts.push_back(ns(before, started));
+      }
+    });
+  }
+
+  void summarize_all(std::uint64_t threads) {
+    const std::string who(presto::to_string(alternative));
+    rate = summarize("null_thread", who, processors, threads, per_thread);
+    latency = summarize("start_latency", who, processors, 1, starts);
+  }
+};
 
 Result std_thread_latency(const Options& o) {
   std::vector<double> samples;
@@ -144,7 +156,7 @@ void usage() {
       "thread_management: null-thread rate and start latency of the five thread-management alternatives\n"
       "(Anderson, Lazowska and Levy 1989) as processors grow.\n\n"
       "  --processors LIST   comma-separated processor counts (default 1,2,4,... up to the hardware threads)\n"
-      "  --threads N         null threads per rate repetition (default 200000)\n"
+      "  --threads N         null threads per rate repetition (default 1000000, as the paper)\n"
       "  --latency K         start-latency samples (default 20000)\n"
       "  --repetitions R     rate repetitions, the median is reported (default 5)\n"
       "  --quick             small counts (CI smoke run)\n"
@@ -198,15 +210,18 @@ int main(int argc, char** argv) {
   }
 
   const double load_before = load_average();
-  struct Row {
-    presto::ThreadManagement alternative;
-    std::size_t processors;
-    Result rate, latency;
-  };
-  std::vector<Row> rows;
+  // Every case's repetitions are interleaved (one of each in turn), so that a change in the
+  // machine's load while the benchmark runs falls on all of them alike.
+  std::vector<Case> rows;
   for (std::size_t p : o.processors) {
-    for (presto::ThreadManagement a : presto::all_thread_management) rows.push_back({a, p, rate(a, p, o), latency(a, p, o)});
+    for (presto::ThreadManagement a : presto::all_thread_management) rows.emplace_back(a, p);
   }
+  for (Case& c : rows) c.rate_once(o.threads, false);
+  for (int r = 0; r < o.repetitions; ++r) {
+    for (Case& c : rows) c.rate_once(o.threads, true);
+    for (Case& c : rows) c.latency_once(o.latency / static_cast<std::uint64_t>(o.repetitions) + 1);
+  }
+  for (Case& c : rows) c.summarize_all(o.threads);
   const Result os_thread = std_thread_latency(o);
   const double load_after = load_average();
   const bool loaded = std::max(load_before, load_after) > 2.0;
@@ -218,9 +233,9 @@ int main(int argc, char** argv) {
               loaded ? " (LOADED machine: timings are indicative only)" : "");
   std::printf("%-20s %4s %14s %10s %14s %10s\n", "alternative", "P", "threads/s", "vs local-rq", "start ns",
               "vs local-rq");
-  for (const Row& r : rows) {
-    const Row* base = nullptr;
-    for (const Row& b : rows) {
+  for (const Case& r : rows) {
+    const Case* base = nullptr;
+    for (const Case& b : rows) {
       if (b.processors == r.processors && b.alternative == presto::ThreadManagement::local_ready_queues) base = &b;
     }
     std::printf("%-20s %4zu %14.0f %9.2fx %14.0f %9.2fx\n", std::string(presto::to_string(r.alternative)).c_str(),
@@ -234,7 +249,7 @@ int main(int argc, char** argv) {
     std::ofstream csv(o.csv);
     csv << "alternative,processors,threads_per_s,threads_per_s_min,threads_per_s_max,start_latency_ns,"
            "start_latency_ns_min,start_latency_ns_max,load_average,hardware_threads\n";
-    for (const Row& r : rows) {
+    for (const Case& r : rows) {
       csv << presto::to_string(r.alternative) << ',' << r.processors << ',' << 1e9 / r.rate.median_ns << ','
           << 1e9 / r.rate.max_ns << ',' << 1e9 / r.rate.min_ns << ',' << r.latency.median_ns << ','
           << r.latency.min_ns << ',' << r.latency.max_ns << ',' << std::max(load_before, load_after) << ','

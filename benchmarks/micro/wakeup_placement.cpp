@@ -112,20 +112,47 @@ bool ring(const Options& o) {
   return passes.load() == kRing * o.messages;
 }
 
-Result measure(const std::string& workload, Placement placement, std::size_t processors, const Options& o) {
-  presto::Runtime rt{{.processors = processors, .pool = std::make_unique<LocalQueuePool>(placement)}};
-  const std::uint64_t messages = workload == "bm" ? kPairs * o.messages : kRing * o.messages;
-  bool ok = true;
-  Result r = presto::bench::measure(workload, name(placement), processors, messages, o.repetitions, [&] {
-    ok = rt.run([&] { return workload == "bm" ? bm(o) : ring(o); }) && ok;
-  }, o.work);
-  if (!ok) {
-    std::fprintf(stderr, "wakeup_placement: %s under %s on %zu processors delivered a wrong message\n",
-                 workload.c_str(), name(placement), processors);
-    std::exit(1);
+// One workload under one placement on one processor count, with its runtime and samples.
+struct Case {
+  std::string workload;
+  Placement placement;
+  std::size_t processors;
+  std::unique_ptr<presto::Runtime> rt;
+  std::vector<double> per_message;
+
+  Case(std::string w, Placement pl, std::size_t p)
+      : workload(std::move(w)),
+        placement(pl),
+        processors(p),
+        rt(std::make_unique<presto::Runtime>(
+            presto::RuntimeConfig{.processors = p, .pool = std::make_unique<LocalQueuePool>(pl)})) {}
+
+  std::uint64_t messages(const Options& o) const { return (workload == "bm" ? kPairs : kRing) * o.messages; }
+
+  // One repetition; `keep`: record it (false: a warm-up).
+  void once(const Options& o, bool keep) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const bool ok = rt->run([&] { return workload == "bm" ? bm(o) : ring(o); });
+    const auto t1 = std::chrono::steady_clock::now();
+    if (!ok) {
+      std::fprintf(stderr, "wakeup_placement: %s under %s on %zu processors delivered a wrong message\n",
+                   workload.c_str(), name(placement), processors);
+      std::exit(1);
+    }
+    if (keep) {
+      per_message.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() /
+                            static_cast<double>(messages(o)));
+    }
   }
-  return r;
-}
+
+  Result summarize(const Options& o) {
+    std::sort(per_message.begin(), per_message.end());
+    Result r{workload, name(placement), processors, messages(o), per_message[per_message.size() / 2],
+             per_message.front(), per_message.back(), static_cast<int>(per_message.size()), o.work};
+    presto::bench::print_json(r);
+    return r;
+  }
+};
 
 std::vector<std::size_t> parse_list(const char* text) {
   std::vector<std::size_t> out;
@@ -194,12 +221,20 @@ int main(int argc, char** argv) {
   }
   const Placement all[] = {Placement::waker, Placement::last, Placement::shortest, Placement::random};
   const double load_before = load_average();
-  std::vector<Result> results;
+  // Repetitions are interleaved (one of each case in turn), so that a change in the machine's
+  // load while the benchmark runs falls on every placement alike.
+  std::vector<Case> cases;
   for (const char* workload : {"bm", "ring"}) {
     for (std::size_t p : o.processors) {
-      for (Placement placement : all) results.push_back(measure(workload, placement, p, o));
+      for (Placement placement : all) cases.emplace_back(workload, placement, p);
     }
   }
+  for (Case& c : cases) c.once(o, false);
+  for (int r = 0; r < o.repetitions; ++r) {
+    for (Case& c : cases) c.once(o, true);
+  }
+  std::vector<Result> results;
+  for (Case& c : cases) results.push_back(c.summarize(o));
   const double load_after = load_average();
   std::printf("\n%llu messages per pair/ring thread, work %llu, median of %d; %u hardware threads; load average "
               "%.2f -> %.2f%s\n",
