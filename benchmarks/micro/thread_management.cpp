@@ -39,6 +39,8 @@ namespace {
 
 struct Options {
   std::vector<std::size_t> processors;
+  std::vector<presto::ThreadManagement> alternatives{presto::all_thread_management.begin(),
+                                                     presto::all_thread_management.end()};
   std::uint64_t threads = 1000000;
   std::uint64_t latency = 20000;
   int repetitions = 5;
@@ -151,11 +153,28 @@ std::vector<std::size_t> parse_list(const char* text) {
   return out;
 }
 
+std::vector<presto::ThreadManagement> parse_alternatives(const std::string& text) {
+  std::vector<presto::ThreadManagement> out;
+  std::size_t at = 0;
+  while (at <= text.size()) {
+    const std::size_t end = std::min(text.find(',', at), text.size());
+    const std::string name = text.substr(at, end - at);
+    auto it = std::find_if(presto::all_thread_management.begin(), presto::all_thread_management.end(),
+                           [&](presto::ThreadManagement a) { return presto::to_string(a) == name; });
+    if (it == presto::all_thread_management.end()) throw std::runtime_error("unknown alternative '" + name + "'");
+    out.push_back(*it);
+    at = end + 1;
+  }
+  return out;
+}
+
 void usage() {
   std::printf(
       "thread_management: null-thread rate and start latency of the five thread-management alternatives\n"
       "(Anderson, Lazowska and Levy 1989) as processors grow.\n\n"
       "  --processors LIST   comma-separated processor counts (default 1,2,4,... up to the hardware threads)\n"
+      "  --alternatives L    comma-separated subset of single-lock, multiple-locks, local-free-lists,\n"
+      "                      idle-queue, local-ready-queues (default: all; ratios need local-ready-queues)\n"
       "  --threads N         null threads per rate repetition (default 1000000, as the paper)\n"
       "  --latency K         start-latency samples (default 20000)\n"
       "  --repetitions R     rate repetitions, the median is reported (default 5)\n"
@@ -179,6 +198,8 @@ int main(int argc, char** argv) {
         return 0;
       } else if (a == "--processors") {
         o.processors = parse_list(value());
+      } else if (a == "--alternatives") {
+        o.alternatives = parse_alternatives(value());
       } else if (a == "--threads") {
         o.threads = std::strtoull(value(), nullptr, 10);
       } else if (a == "--latency") {
@@ -214,7 +235,7 @@ int main(int argc, char** argv) {
   // machine's load while the benchmark runs falls on all of them alike.
   std::vector<Case> rows;
   for (std::size_t p : o.processors) {
-    for (presto::ThreadManagement a : presto::all_thread_management) rows.emplace_back(a, p);
+    for (presto::ThreadManagement a : o.alternatives) rows.emplace_back(a, p);
   }
   for (Case& c : rows) c.rate_once(o.threads, false);
   for (int r = 0; r < o.repetitions; ++r) {
@@ -238,12 +259,20 @@ int main(int argc, char** argv) {
     for (const Case& b : rows) {
       if (b.processors == r.processors && b.alternative == presto::ThreadManagement::local_ready_queues) base = &b;
     }
+    if (base == nullptr) base = &r;  // local-ready-queues not measured: no ratios (1.00x)
     std::printf("%-20s %4zu %14.0f %9.2fx %14.0f %9.2fx\n", std::string(presto::to_string(r.alternative)).c_str(),
                 r.processors, 1e9 / r.rate.median_ns, base->rate.median_ns / r.rate.median_ns, r.latency.median_ns,
                 r.latency.median_ns / base->latency.median_ns);
   }
-  std::printf("%-20s %4d %14s %10s %14.0f %9.2fx  (vs local-ready-queues, first P)\n", "std::thread", 1, "-", "-",
-              os_thread.median_ns, os_thread.median_ns / rows[4].latency.median_ns);
+  const Case* reference = &rows.front();  // local-ready-queues on the first processor count, if measured
+  for (const Case& c : rows) {
+    if (c.processors == rows.front().processors && c.alternative == presto::ThreadManagement::local_ready_queues) {
+      reference = &c;
+    }
+  }
+  std::printf("%-20s %4d %14s %10s %14.0f %9.2fx  (vs %s on %zu)\n", "std::thread", 1, "-", "-", os_thread.median_ns,
+              os_thread.median_ns / reference->latency.median_ns,
+              std::string(presto::to_string(reference->alternative)).c_str(), reference->processors);
 
   if (!o.csv.empty()) {
     std::ofstream csv(o.csv);
