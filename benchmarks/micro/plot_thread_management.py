@@ -7,10 +7,11 @@
 
 Two panels against the number of processors, one line per alternative: the rate of null
 threads created, started and finished (thousands per second; Anderson, Lazowska and Levy's
-Fig. 3.2) and the latency of a thread's start (microseconds; the left end of their Fig. 3.4).
+Fig. 3.2) and the latency of a thread's start (nanoseconds; the left end of their Fig. 3.4).
 The title says the load average the figures were taken under.
 """
 import csv
+import math
 import sys
 
 COLORS = {"single-lock": "#d95f02", "multiple-locks": "#7570b3", "local-free-lists": "#e7298a",
@@ -23,7 +24,7 @@ def main(source, target):
     load = max(float(r["load_average"]) for r in rows)
     hw = rows[0]["hardware_threads"]
     panels = [("null threads created, started and finished (thousands/s)", "threads_per_s", 1e-3),
-              ("start latency: fork to first instruction (us)", "start_latency_ns", 1e-3)]
+              ("start latency: fork to first instruction (ns)", "start_latency_ns", 1)]
     pw, ph, ml, mt, mb, gap = 400, 280, 60, 50, 50, 70
     width, height = ml + len(panels) * (pw + gap), mt + ph + mb + 20
 
@@ -41,9 +42,8 @@ def main(source, target):
     for panel, (title, key, scale) in enumerate(panels):
         x0 = ml + panel * (pw + gap)
         ymax = max(float(r[key]) * scale for r in rows) * 1.15
-        step = 10 ** len(str(int(ymax / 5))) / 10 if ymax >= 5 else 0.5
-        while ymax / step > 8:
-            step *= 2
+        magnitude = 10 ** math.floor(math.log10(ymax / 6))
+        step = next(m * magnitude for m in (1, 2, 5, 10) if ymax / (m * magnitude) <= 7)
 
         def y(v):
             return mt + ph - v / ymax * ph

@@ -1,7 +1,8 @@
 // thread_management: Anderson, Lazowska and Levy's experiment (Figs 3.1/3.2 and the low end
 // of Fig 3.4) on the five thread-management alternatives of presto/thread_management.hpp.
 // For each alternative and each processor count P:
-//   rate     null threads created, started and finished per second: P threads are forked;
+//   rate     null threads created, started and finished per second (and CPU ns per thread,
+//            all processors together, spinning included): P threads are forked;
 //            each forks one more thread and finishes, until N threads have run (the paper's
 //            benchmark, free lists warm from a previous repetition)
 //   latency  a thread's start: ns from just before fork() to the child's first instruction,
@@ -26,6 +27,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <sys/resource.h>
 
 #include <presto/runtime.hpp>
 #include <presto/thread_management.hpp>
@@ -54,6 +57,15 @@ double load_average() {
     std::fclose(f);
   }
   return l;
+}
+
+// CPU time of the whole process (every processor, spinning included), in ns: unlike wall
+// time it does not grow when a loaded machine makes the processors wait for a core.
+double cpu_ns() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return 1e9 * static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e3 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
 double ns(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::nano>(b - a).count(); }
@@ -88,6 +100,8 @@ struct Case {
   std::size_t processors;
   std::unique_ptr<presto::Runtime> rt;
   std::vector<double> per_thread;  // rate repetitions: ns per null thread
+  std::vector<double> cpu_per_thread;  // the same in CPU time of all processors
+  double cpu_median = 0;
   std::vector<double> starts;      // latency samples, ns
   Result rate, latency;
 
@@ -103,11 +117,16 @@ struct Case {
     chain.start = processors;
     chain.limit = threads;
     Clock::time_point begin;
+    const double c0 = cpu_ns();
     rt->run([&] {
       begin = Clock::now();
       for (std::size_t i = 0; i < processors; ++i) presto::fork(&Chain::step, &chain).detach();
     });
-    if (keep) per_thread.push_back(ns(begin, chain.end) / static_cast<double>(threads + processors));
+    const double c1 = cpu_ns();
+    if (keep) {
+      per_thread.push_back(ns(begin, chain.end) / static_cast<double>(threads + processors));
+      cpu_per_thread.push_back((c1 - c0) / static_cast<double>(threads + processors));
+    }
   }
 
   // `samples` start latencies, after a tenth as many unrecorded.
@@ -125,6 +144,8 @@ struct Case {
   void summarize_all(std::uint64_t threads) {
     const std::string who(presto::to_string(alternative));
     rate = summarize("null_thread", who, processors, threads, per_thread);
+    std::sort(cpu_per_thread.begin(), cpu_per_thread.end());
+    cpu_median = cpu_per_thread[cpu_per_thread.size() / 2];
     latency = summarize("start_latency", who, processors, 1, starts);
   }
 };
@@ -252,17 +273,18 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(o.threads), o.repetitions, static_cast<unsigned long long>(o.latency),
               std::thread::hardware_concurrency(), load_before, load_after,
               loaded ? " (LOADED machine: timings are indicative only)" : "");
-  std::printf("%-20s %4s %14s %10s %14s %10s\n", "alternative", "P", "threads/s", "vs local-rq", "start ns",
-              "vs local-rq");
+  std::printf("%-20s %4s %14s %10s %14s %10s %14s %10s\n", "alternative", "P", "threads/s", "vs local-rq",
+              "cpu ns/thread", "vs local-rq", "start ns", "vs local-rq");
   for (const Case& r : rows) {
     const Case* base = nullptr;
     for (const Case& b : rows) {
       if (b.processors == r.processors && b.alternative == presto::ThreadManagement::local_ready_queues) base = &b;
     }
     if (base == nullptr) base = &r;  // local-ready-queues not measured: no ratios (1.00x)
-    std::printf("%-20s %4zu %14.0f %9.2fx %14.0f %9.2fx\n", std::string(presto::to_string(r.alternative)).c_str(),
-                r.processors, 1e9 / r.rate.median_ns, base->rate.median_ns / r.rate.median_ns, r.latency.median_ns,
-                r.latency.median_ns / base->latency.median_ns);
+    std::printf("%-20s %4zu %14.0f %9.2fx %14.1f %9.2fx %14.0f %9.2fx\n",
+                std::string(presto::to_string(r.alternative)).c_str(), r.processors, 1e9 / r.rate.median_ns,
+                base->rate.median_ns / r.rate.median_ns, r.cpu_median, r.cpu_median / base->cpu_median,
+                r.latency.median_ns, r.latency.median_ns / base->latency.median_ns);
   }
   const Case* reference = &rows.front();  // local-ready-queues on the first processor count, if measured
   for (const Case& c : rows) {
@@ -270,21 +292,22 @@ int main(int argc, char** argv) {
       reference = &c;
     }
   }
-  std::printf("%-20s %4d %14s %10s %14.0f %9.2fx  (vs %s on %zu)\n", "std::thread", 1, "-", "-", os_thread.median_ns,
+  std::printf("%-20s %4d %14s %10s %14s %10s %14.0f %9.2fx  (vs %s on %zu)\n", "std::thread", 1, "-", "-", "-", "-",
+              os_thread.median_ns,
               os_thread.median_ns / reference->latency.median_ns,
               std::string(presto::to_string(reference->alternative)).c_str(), reference->processors);
 
   if (!o.csv.empty()) {
     std::ofstream csv(o.csv);
-    csv << "alternative,processors,threads_per_s,threads_per_s_min,threads_per_s_max,start_latency_ns,"
+    csv << "alternative,processors,threads_per_s,threads_per_s_min,threads_per_s_max,cpu_ns_per_thread,start_latency_ns,"
            "start_latency_ns_min,start_latency_ns_max,load_average,hardware_threads\n";
     for (const Case& r : rows) {
       csv << presto::to_string(r.alternative) << ',' << r.processors << ',' << 1e9 / r.rate.median_ns << ','
-          << 1e9 / r.rate.max_ns << ',' << 1e9 / r.rate.min_ns << ',' << r.latency.median_ns << ','
+          << 1e9 / r.rate.max_ns << ',' << 1e9 / r.rate.min_ns << ',' << r.cpu_median << ',' << r.latency.median_ns << ','
           << r.latency.min_ns << ',' << r.latency.max_ns << ',' << std::max(load_before, load_after) << ','
           << std::thread::hardware_concurrency() << '\n';
     }
-    csv << "std::thread,1,,,," << os_thread.median_ns << ',' << os_thread.min_ns << ',' << os_thread.max_ns << ','
+    csv << "std::thread,1,,,,," << os_thread.median_ns << ',' << os_thread.min_ns << ',' << os_thread.max_ns << ','
         << std::max(load_before, load_after) << ',' << std::thread::hardware_concurrency() << '\n';
     std::printf("CSV written to %s\n", o.csv.c_str());
   }

@@ -9,7 +9,9 @@
 //         runs at a time, so placement decides only how far the token travels
 // For each placement and processor count it prints ns per message, as one JSON line per
 // measurement (benchmarks/support/harness.hpp) and as a table of ratios against the waker
-// placement, PRESTO's default. The load average is printed beside the figures.
+// placement, PRESTO's default, in wall time and in the process's CPU time (which a loaded
+// machine inflates less, but which counts idle processors' spinning). The load average is
+// printed beside the figures.
 //
 // Usage: wakeup_placement [--processors 1,2] [--messages M] [--work N] [--repetitions R]
 //                         [--quick] [--help]
@@ -23,6 +25,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <sys/resource.h>
 
 #include <presto/channels/channels.hpp>
 #include <presto/presto.hpp>
@@ -62,6 +66,15 @@ double load_average() {
     std::fclose(f);
   }
   return l;
+}
+
+// CPU time of the whole process (every processor, spinning included), in ns: unlike wall
+// time it does not grow when a loaded machine makes the processors wait for a core.
+double cpu_ns() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return 1e9 * static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e3 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
 }
 
 void compute(std::uint64_t n) {
@@ -119,6 +132,8 @@ struct Case {
   std::size_t processors;
   std::unique_ptr<presto::Runtime> rt;
   std::vector<double> per_message;
+  std::vector<double> cpu_per_message;
+  double cpu_median = 0;
 
   Case(std::string w, Placement pl, std::size_t p)
       : workload(std::move(w)),
@@ -131,9 +146,11 @@ struct Case {
 
   // One repetition; `keep`: record it (false: a warm-up).
   void once(const Options& o, bool keep) {
+    const double c0 = cpu_ns();
     const auto t0 = std::chrono::steady_clock::now();
     const bool ok = rt->run([&] { return workload == "bm" ? bm(o) : ring(o); });
     const auto t1 = std::chrono::steady_clock::now();
+    const double c1 = cpu_ns();
     if (!ok) {
       std::fprintf(stderr, "wakeup_placement: %s under %s on %zu processors delivered a wrong message\n",
                    workload.c_str(), name(placement), processors);
@@ -142,11 +159,14 @@ struct Case {
     if (keep) {
       per_message.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() /
                             static_cast<double>(messages(o)));
+      cpu_per_message.push_back((c1 - c0) / static_cast<double>(messages(o)));
     }
   }
 
   Result summarize(const Options& o) {
     std::sort(per_message.begin(), per_message.end());
+    std::sort(cpu_per_message.begin(), cpu_per_message.end());
+    cpu_median = cpu_per_message[cpu_per_message.size() / 2];
     Result r{workload, name(placement), processors, messages(o), per_message[per_message.size() / 2],
              per_message.front(), per_message.back(), static_cast<int>(per_message.size()), o.work};
     presto::bench::print_json(r);
@@ -241,14 +261,17 @@ int main(int argc, char** argv) {
               static_cast<unsigned long long>(o.messages), static_cast<unsigned long long>(o.work), o.repetitions,
               std::thread::hardware_concurrency(), load_before, load_after,
               std::max(load_before, load_after) > 2.0 ? " (LOADED machine: timings are indicative only)" : "");
-  std::printf("%-6s %4s %10s %12s %12s\n", "bench", "P", "placement", "ns/message", "vs waker");
-  for (const Result& r : results) {
-    const Result* base = nullptr;
-    for (const Result& b : results) {
-      if (b.name == r.name && b.processors == r.processors && b.system == "waker") base = &b;
+  std::printf("%-6s %4s %10s %12s %10s %14s %10s\n", "bench", "P", "placement", "ns/message", "vs waker",
+              "cpu ns/message", "vs waker");
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    const Result& r = results[i];
+    std::size_t base = i;
+    for (std::size_t j = 0; j < results.size(); ++j) {
+      if (results[j].name == r.name && results[j].processors == r.processors && results[j].system == "waker") base = j;
     }
-    std::printf("%-6s %4zu %10s %12.1f %11.2fx\n", r.name.c_str(), r.processors, r.system.c_str(), r.median_ns,
-                r.median_ns / base->median_ns);
+    std::printf("%-6s %4zu %10s %12.1f %9.2fx %14.1f %9.2fx\n", r.name.c_str(), r.processors, r.system.c_str(),
+                r.median_ns, r.median_ns / results[base].median_ns, cases[i].cpu_median,
+                cases[i].cpu_median / cases[base].cpu_median);
   }
   return 0;
 }
