@@ -24,7 +24,7 @@ namespace presto::detail {
 // One set of free lists: a processor's (in its ProcessorState) or the runtime's central one.
 struct FreeList {
   std::vector<Thread*> blocks;
-  std::vector<Stack> stacks;                   // reserved at its limit: pushes never allocate
+  std::vector<Stack> stacks;                   // reserved at its limit by ThreadCache::prepare
   std::atomic<std::size_t> cached_stacks{0};  // stacks.size(), for Runtime::stats()
 };
 
@@ -41,7 +41,8 @@ class ThreadCache {
   ThreadCache(const ThreadCache&) = delete;
   ThreadCache& operator=(const ThreadCache&) = delete;
 
-  // Makes a processor's list (reserves its stacks).
+  // Readies a processor's list (reserves its stacks, so that keeping one never allocates).
+  // A processor added while the runtime lives needs it too; one removed, clear().
   void prepare(FreeList& local) const { local.stacks.reserve(stack_limit_); }
 
   // `local` is the calling processor's list. take_* return nullptr / false when the list in
@@ -78,7 +79,11 @@ class ThreadCache {
     std::unique_lock guard(lock, std::defer_lock);
     FreeList& list = in_use(local, guard);
     if (list.stacks.size() >= stack_limit_) return false;
-    list.stacks.push_back(s);
+    try {
+      list.stacks.push_back(s);  // prepare()d lists never allocate here
+    } catch (const std::bad_alloc&) {
+      return false;
+    }
     list.cached_stacks.store(list.stacks.size(), std::memory_order_relaxed);
     return true;
   }

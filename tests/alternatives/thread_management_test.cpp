@@ -76,12 +76,13 @@ TEST_CASE("every alternative runs fork/join workloads on 1, 2 and 4 processors",
   CHECK(s.stacks_cached > 0);     // and the stacks wait in a free list
 }
 
-TEST_CASE("central free lists serve every processor and free everything", "[alternatives]") {
-  auto processors = GENERATE(as<std::size_t>{}, 1, 2, 4);
+TEST_CASE("central free lists serve every processor and free everything, under every pool", "[alternatives]") {
+  auto cfg = GENERATE(presto::test::configs());
   auto cache = GENERATE(as<std::size_t>{}, 0, 4, 65536);
-  INFO(processors << " processor(s), thread_cache " << cache << ", seed " << presto::test::seed());
+  INFO(cfg << ", thread_cache " << cache);
+  const std::size_t processors = cfg.processors;
   Runtime rt{{.processors = processors, .thread_cache = cache, .free_lists = FreeLists::central,
-              .seed = presto::test::seed()}};
+              .pool = presto::test::make_pool(cfg.pool), .seed = presto::test::seed()}};
   const std::size_t n = 500;
   rt.run([&] {
     for (int round = 0; round < 4; ++round) {
