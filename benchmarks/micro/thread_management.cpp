@@ -13,8 +13,8 @@
 // Baseline of the same run: std::thread creation + join (the paper's "500x less than a
 // process" headline, TM-4).
 //
-// Usage: thread_management [--processors 1,2,4] [--threads N] [--latency K]
-//                          [--repetitions R] [--quick] [--csv FILE] [--help]
+// Usage: thread_management [--processors 1,2,4] [--alternatives L] [--threads N] [--work N]
+//                          [--latency K] [--repetitions R] [--quick] [--csv FILE] [--help]
 
 #include <algorithm>
 #include <atomic>
@@ -46,6 +46,7 @@ struct Options {
                                                      presto::all_thread_management.end()};
   std::uint64_t threads = 1000000;
   std::uint64_t latency = 20000;
+  std::uint64_t work = 0;  // empty-loop iterations each null thread runs first (TM-2, Fig. 3.3)
   int repetitions = 5;
   std::string csv;
 };
@@ -82,11 +83,13 @@ Result summarize(std::string name, std::string system, std::size_t processors, s
 // The chain benchmark: ns per null thread (the rate is its inverse).
 struct Chain {
   std::uint64_t limit = 0;
+  std::uint64_t work = 0;
   std::atomic<std::uint64_t> forked{0};
   std::atomic<std::uint64_t> finished{0};
   Clock::time_point end{};
 
   void step() {
+    for (std::uint64_t k = 0; k < work; ++k) asm volatile("" ::"r"(k));
     if (forked.fetch_add(1, std::memory_order_relaxed) < limit) presto::fork(&Chain::step, this).detach();
     if (finished.fetch_add(1, std::memory_order_acq_rel) + 1 == limit + start) end = Clock::now();
   }
@@ -112,10 +115,11 @@ struct Case {
   }
 
   // One repetition of the chain benchmark; `keep`: record it (false warms the free lists).
-  void rate_once(std::uint64_t threads, bool keep) {
+  void rate_once(std::uint64_t threads, std::uint64_t work, bool keep) {
     Chain chain;
     chain.start = processors;
     chain.limit = threads;
+    chain.work = work;
     Clock::time_point begin;
     const double c0 = cpu_ns();
     rt->run([&] {
@@ -199,6 +203,8 @@ void usage() {
       "  --threads N         null threads per rate repetition (default 1000000, as the paper)\n"
       "  --latency K         start-latency samples (default 20000)\n"
       "  --repetitions R     rate repetitions, the median is reported (default 5)\n"
+      "  --work N            empty-loop iterations each thread runs before forking (default 0; the\n"
+      "                      paper's Fig. 3.3 gave each thread ~6x a null thread's cost)\n"
       "  --quick             small counts (CI smoke run)\n"
       "  --csv FILE          also write the table as CSV\n");
 }
@@ -221,6 +227,8 @@ int main(int argc, char** argv) {
         o.processors = parse_list(value());
       } else if (a == "--alternatives") {
         o.alternatives = parse_alternatives(value());
+      } else if (a == "--work") {
+        o.work = std::strtoull(value(), nullptr, 10);
       } else if (a == "--threads") {
         o.threads = std::strtoull(value(), nullptr, 10);
       } else if (a == "--latency") {
@@ -258,9 +266,9 @@ int main(int argc, char** argv) {
   for (std::size_t p : o.processors) {
     for (presto::ThreadManagement a : o.alternatives) rows.emplace_back(a, p);
   }
-  for (Case& c : rows) c.rate_once(o.threads, false);
+  for (Case& c : rows) c.rate_once(o.threads, o.work, false);
   for (int r = 0; r < o.repetitions; ++r) {
-    for (Case& c : rows) c.rate_once(o.threads, true);
+    for (Case& c : rows) c.rate_once(o.threads, o.work, true);
     for (Case& c : rows) c.latency_once(o.latency / static_cast<std::uint64_t>(o.repetitions) + 1);
   }
   for (Case& c : rows) c.summarize_all(o.threads);
@@ -268,9 +276,10 @@ int main(int argc, char** argv) {
   const double load_after = load_average();
   const bool loaded = std::max(load_before, load_after) > 2.0;
 
-  std::printf("\nnull threads: %llu per repetition, median of %d; start latency: median of %llu; "
+  std::printf("\nnull threads (work %llu): %llu per repetition, median of %d; start latency: median of %llu; "
               "%u hardware threads; load average %.2f -> %.2f%s\n",
-              static_cast<unsigned long long>(o.threads), o.repetitions, static_cast<unsigned long long>(o.latency),
+              static_cast<unsigned long long>(o.work), static_cast<unsigned long long>(o.threads), o.repetitions,
+              static_cast<unsigned long long>(o.latency),
               std::thread::hardware_concurrency(), load_before, load_after,
               loaded ? " (LOADED machine: timings are indicative only)" : "");
   std::printf("%-20s %4s %14s %10s %14s %10s %14s %10s\n", "alternative", "P", "threads/s", "vs local-rq",
