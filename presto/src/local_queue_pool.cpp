@@ -49,6 +49,12 @@ std::size_t LocalQueuePool::shortest() const noexcept {
   return best;
 }
 
+[[gnu::always_inline]] inline std::size_t LocalQueuePool::waker() noexcept {
+  const Processor* p = Processor::current();
+  if (p != nullptr && &p->runtime() == runtime_ && p->index() < count_) [[likely]] return p->index();
+  return round_robin_.fetch_add(1, std::memory_order_relaxed) % count_;
+}
+
 std::size_t LocalQueuePool::place(Thread& t) noexcept {
   if (placement_ == Placement::shortest) return shortest();
   if (placement_ == Placement::random) {
@@ -58,18 +64,14 @@ std::size_t LocalQueuePool::place(Thread& t) noexcept {
     z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
     return static_cast<std::size_t>((z ^ (z >> 31)) % count_);
   }
-  if (placement_ == Placement::last) {
-    const Processor* last = t.processor();
-    if (last != nullptr && &last->runtime() == runtime_ && last->index() < count_) return last->index();
-  }
-  const Processor* p = Processor::current();
-  if (p != nullptr && &p->runtime() == runtime_ && p->index() < count_) [[likely]] return p->index();
-  return round_robin_.fetch_add(1, std::memory_order_relaxed) % count_;
+  const Processor* last = t.processor();  // Placement::last
+  if (last != nullptr && &last->runtime() == runtime_ && last->index() < count_) return last->index();
+  return waker();
 }
 
 void LocalQueuePool::put(Thread& t) {
   if (count_ == 0) [[unlikely]] throw UsageError("LocalQueuePool used before it was attached to a runtime");
-  queues_[place(t)].push_back(t);
+  queues_[placement_ == Placement::waker ? waker() : place(t)].push_back(t);
 }
 
 Thread* LocalQueuePool::get(Processor& p) {

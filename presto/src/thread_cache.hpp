@@ -24,7 +24,7 @@ namespace presto::detail {
 // One set of free lists: a processor's (in its ProcessorState) or the runtime's central one.
 struct FreeList {
   std::vector<Thread*> blocks;
-  std::vector<Stack> stacks;                   // reserved at its limit by ThreadCache::prepare
+  std::vector<Stack> stacks;                   // capacity reserved by ThreadCache::prepare
   std::atomic<std::size_t> cached_stacks{0};  // stacks.size(), for Runtime::stats()
 };
 
@@ -41,51 +41,28 @@ class ThreadCache {
   ThreadCache(const ThreadCache&) = delete;
   ThreadCache& operator=(const ThreadCache&) = delete;
 
-  // Readies a processor's list (reserves its stacks, so that keeping one never allocates).
+  // Readies a processor's list (reserves room for its stacks: keeping one never allocates).
   // A processor added while the runtime lives needs it too; one removed, clear().
   void prepare(FreeList& local) const { local.stacks.reserve(stack_limit_); }
 
   // `local` is the calling processor's list. take_* return nullptr / false when the list in
-  // use is empty; keep_* return false when it is full (the caller frees the object).
+  // use is empty; keep_* return false when it is full (the caller frees the object). Under
+  // FreeLists::per_processor each is the bare list operation after one branch.
   Thread* take_block(FreeList& local) noexcept {
-    std::unique_lock guard(lock, std::defer_lock);
-    FreeList& list = in_use(local, guard);
-    if (list.blocks.empty()) return nullptr;
-    Thread* t = list.blocks.back();
-    list.blocks.pop_back();
-    return t;
+    if (policy_ == FreeLists::central) [[unlikely]] return central_take_block();
+    return pop_block(local);
   }
   bool keep_block(FreeList& local, Thread& t) noexcept {
-    std::unique_lock guard(lock, std::defer_lock);
-    FreeList& list = in_use(local, guard);
-    if (list.blocks.size() >= block_limit_) return false;
-    try {
-      list.blocks.push_back(&t);
-    } catch (const std::bad_alloc&) {  // no memory to grow the list: free the block instead
-      return false;
-    }
-    return true;
+    if (policy_ == FreeLists::central) [[unlikely]] return central_keep_block(t);
+    return push_block(local, t);
   }
   bool take_stack(FreeList& local, Stack& s) noexcept {
-    std::unique_lock guard(lock, std::defer_lock);
-    FreeList& list = in_use(local, guard);
-    if (list.stacks.empty()) return false;
-    s = list.stacks.back();
-    list.stacks.pop_back();
-    list.cached_stacks.store(list.stacks.size(), std::memory_order_relaxed);
-    return true;
+    if (policy_ == FreeLists::central) [[unlikely]] return central_take_stack(s);
+    return pop_stack(local, s);
   }
   bool keep_stack(FreeList& local, const Stack& s) noexcept {
-    std::unique_lock guard(lock, std::defer_lock);
-    FreeList& list = in_use(local, guard);
-    if (list.stacks.size() >= stack_limit_) return false;
-    try {
-      list.stacks.push_back(s);  // prepare()d lists never allocate here
-    } catch (const std::bad_alloc&) {
-      return false;
-    }
-    list.cached_stacks.store(list.stacks.size(), std::memory_order_relaxed);
-    return true;
+    if (policy_ == FreeLists::central) [[unlikely]] return central_keep_stack(s);
+    return push_stack(local, s);
   }
 
   // Stacks in the central list (the per-processor ones are counted in their FreeLists).
@@ -106,10 +83,51 @@ class ThreadCache {
   Spinlock lock;
 
  private:
-  FreeList& in_use(FreeList& local, std::unique_lock<Spinlock>& guard) noexcept {
-    if (policy_ == FreeLists::per_processor) [[likely]] return local;
-    guard.lock();
-    return central_;
+  // The central paths, out of line so that the per-processor path stays small.
+  [[gnu::noinline]] Thread* central_take_block() noexcept {
+    std::lock_guard guard(lock);
+    return pop_block(central_);
+  }
+  [[gnu::noinline]] bool central_keep_block(Thread& t) noexcept {
+    std::lock_guard guard(lock);
+    return push_block(central_, t);
+  }
+  [[gnu::noinline]] bool central_take_stack(Stack& s) noexcept {
+    std::lock_guard guard(lock);
+    return pop_stack(central_, s);
+  }
+  [[gnu::noinline]] bool central_keep_stack(const Stack& s) noexcept {
+    std::lock_guard guard(lock);
+    return push_stack(central_, s);
+  }
+  static Thread* pop_block(FreeList& list) noexcept {
+    if (list.blocks.empty()) return nullptr;
+    Thread* t = list.blocks.back();
+    list.blocks.pop_back();
+    return t;
+  }
+  bool push_block(FreeList& list, Thread& t) const noexcept {
+    if (list.blocks.size() >= block_limit_) return false;
+    try {
+      list.blocks.push_back(&t);
+    } catch (const std::bad_alloc&) {  // no memory to grow the list: free the block instead
+      return false;
+    }
+    return true;
+  }
+  static bool pop_stack(FreeList& list, Stack& s) noexcept {
+    if (list.stacks.empty()) return false;
+    s = list.stacks.back();
+    list.stacks.pop_back();
+    list.cached_stacks.store(list.stacks.size(), std::memory_order_relaxed);
+    return true;
+  }
+  bool push_stack(FreeList& list, const Stack& s) const noexcept {
+    // Never allocates: a list holds what prepare() reserved (an unprepared one keeps nothing).
+    if (list.stacks.size() >= stack_limit_ || list.stacks.size() == list.stacks.capacity()) return false;
+    list.stacks.push_back(s);
+    list.cached_stacks.store(list.stacks.size(), std::memory_order_relaxed);
+    return true;
   }
 
   const FreeLists policy_;

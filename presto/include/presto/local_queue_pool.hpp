@@ -56,7 +56,8 @@ class LocalQueuePool final : public ThreadPool {
     // Its processor is running a thread it got from this pool (for the shortest placement).
     std::atomic<bool> busy{false};
   };
-  std::size_t place(Thread& t) noexcept;
+  std::size_t waker() noexcept;               // the caller's queue (round-robin off the runtime)
+  std::size_t place(Thread& t) noexcept;      // every placement but waker
   std::size_t shortest() const noexcept;
 
   const Placement placement_;
