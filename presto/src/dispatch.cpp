@@ -121,13 +121,7 @@ void Dispatch::bind_stack(Processor& p, Thread& t) {
   ProcessorState& ps = *p.state_;
   std::size_t size = t.stack_size_ != 0 ? StackAllocator::round_size(t.stack_size_) : r.stack_size;
   Stack s;
-  if (size == r.stack_size && !ps.stacks.empty()) {
-    s = ps.stacks.back();
-    ps.stacks.pop_back();
-    ps.cached_stacks.fetch_sub(1, std::memory_order_relaxed);
-  } else {
-    s = r.stacks.allocate(size);
-  }
+  if (size != r.stack_size || !r.free_lists->take_stack(ps.free, s)) s = r.stacks.allocate(size);
   t.stack_ = s;
   // Colour the top of the stack: stacks lie a whole number of pages apart, so without an
   // offset every context is saved at the same offset within a page and a switch's restores
@@ -264,12 +258,7 @@ void Dispatch::release_dead_stack(Processor& p) noexcept {
   destroy_context(p.dead_context_);
   Stack s = std::exchange(p.dead_stack_, Stack{});
   unpoison(s);
-  if (s.size == r.stack_size && ps.stacks.size() < ProcessorState::kStackCache) {
-    ps.stacks.push_back(s);
-    ps.cached_stacks.fetch_add(1, std::memory_order_relaxed);
-  } else {
-    r.stacks.deallocate(s);
-  }
+  if (s.size != r.stack_size || !r.free_lists->keep_stack(ps.free, s)) r.stacks.deallocate(s);
 }
 
 void Dispatch::make_ready(Thread& t) {

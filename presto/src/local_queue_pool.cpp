@@ -9,8 +9,19 @@ namespace presto {
 
 LocalQueuePool::~LocalQueuePool() = default;
 
+std::string_view LocalQueuePool::name() const noexcept {
+  switch (placement_) {
+    case Placement::waker: return "local-queue";
+    case Placement::last: return "local-queue/last";
+    case Placement::shortest: return "local-queue/shortest";
+    case Placement::random: return "local-queue/random";
+  }
+  return "local-queue";
+}
+
 void LocalQueuePool::attach(const Runtime& rt) {
   std::size_t n = rt.processors();
+  random_.store(rt.seed(), std::memory_order_relaxed);
   if (queues_ != nullptr && n == count_) return;
   if (size() != 0) throw UsageError("LocalQueuePool: cannot change the number of queues while threads are queued");
   pinned_.attach(n);
@@ -19,32 +30,71 @@ void LocalQueuePool::attach(const Runtime& rt) {
   count_ = n;
 }
 
+std::size_t LocalQueuePool::shortest() const noexcept {
+  // An unlocked scan of the lengths, as in Joyce's kernel: two processors may pick the same
+  // queue at once, a passing imbalance the next placements correct. Ties go to the first
+  // queue scanned, the caller's own.
+  const Processor* p = Processor::current();
+  const std::size_t start = p != nullptr && &p->runtime() == runtime_ && p->index() < count_ ? p->index() : 0;
+  std::size_t best = start;
+  std::size_t best_length = static_cast<std::size_t>(-1);
+  for (std::size_t k = 0; k < count_; ++k) {
+    const std::size_t i = start + k < count_ ? start + k : start + k - count_;
+    const std::size_t length = queues_[i].size() + (queues_[i].busy.load(std::memory_order_relaxed) ? 1 : 0);
+    if (length < best_length) {
+      best = i;
+      best_length = length;
+      if (length == 0) break;
+    }
+  }
+  return best;
+}
+
+[[gnu::always_inline]] inline std::size_t LocalQueuePool::waker() noexcept {
+  const Processor* p = Processor::current();
+  if (p != nullptr && &p->runtime() == runtime_ && p->index() < count_) [[likely]] return p->index();
+  return round_robin_.fetch_add(1, std::memory_order_relaxed) % count_;
+}
+
+std::size_t LocalQueuePool::place(Thread& t) noexcept {
+  if (placement_ == Placement::shortest) return shortest();
+  if (placement_ == Placement::random) {
+    // splitmix64 over a shared counter: no lock, and every seed gives a full-period sequence
+    std::uint64_t z = random_.fetch_add(0x9e3779b97f4a7c15ULL, std::memory_order_relaxed) + 0x9e3779b97f4a7c15ULL;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return static_cast<std::size_t>((z ^ (z >> 31)) % count_);
+  }
+  const Processor* last = t.processor();  // Placement::last
+  if (last != nullptr && &last->runtime() == runtime_ && last->index() < count_) return last->index();
+  return waker();
+}
+
 void LocalQueuePool::put(Thread& t) {
   if (count_ == 0) [[unlikely]] throw UsageError("LocalQueuePool used before it was attached to a runtime");
   if (pinned_.put(t)) return;
-  Processor* p = Processor::current();
-  std::size_t i = 0;
-  if (p != nullptr && &p->runtime() == runtime_ && p->index() < count_) [[likely]] {
-    i = p->index();
-  } else {
-    i = round_robin_.fetch_add(1, std::memory_order_relaxed) % count_;
-  }
-  queues_[i].push_back(t);
+  queues_[placement_ == Placement::waker ? waker() : place(t)].push_back(t);
 }
 
 Thread* LocalQueuePool::get(Processor& p) {
   if (count_ == 0) return nullptr;
-  if (Thread* t = pinned_.get(p)) return t;
   const std::size_t home = p.index() < count_ ? p.index() : 0;
-  if (Thread* t = queues_[home].pop_front()) [[likely]] return t;
-  for (std::size_t i = home + 1; i != home; ++i) {  // steal, starting at the neighbour
-    if (i == count_) {
-      i = 0;
-      if (home == 0) break;
+  Thread* t = pinned_.get(p);
+  if (t == nullptr) t = queues_[home].pop_front();
+  if (t == nullptr) [[unlikely]] {
+    for (std::size_t i = home + 1; i != home; ++i) {  // steal, starting at the neighbour
+      if (i == count_) {
+        i = 0;
+        if (home == 0) break;
+      }
+      if ((t = queues_[i].pop_front()) != nullptr) break;
     }
-    if (Thread* t = queues_[i].pop_front()) return t;
   }
-  return nullptr;
+  if (placement_ == Placement::shortest) {
+    const bool busy = t != nullptr;
+    if (queues_[home].busy.load(std::memory_order_relaxed) != busy) queues_[home].busy.store(busy, std::memory_order_relaxed);
+  }
+  return t;
 }
 
 std::size_t LocalQueuePool::unpinned() const noexcept {
@@ -57,6 +107,10 @@ std::size_t LocalQueuePool::size() const noexcept { return unpinned() + pinned_.
 
 bool LocalQueuePool::has_work_for(const Processor& p) const noexcept {
   return pinned_.has_work_for(p) || unpinned() != 0;
+}
+
+std::size_t LocalQueuePool::queued(std::size_t index) const noexcept {
+  return index < count_ ? queues_[index].size() : 0;
 }
 
 }  // namespace presto

@@ -62,12 +62,13 @@ RuntimeStats Runtime::stats() const {
   s.processors = impl_->processors.size();
   for (const auto& p : impl_->processors) {
     s.live_threads += p->state_->registry.size();
-    s.stacks_cached += p->state_->cached_stacks.load(std::memory_order_relaxed);
+    s.stacks_cached += p->state_->free.cached_stacks.load(std::memory_order_relaxed);
     s.threads_recycled += p->state_->recycled.load(std::memory_order_relaxed);
     s.dispatches += p->dispatches();
   }
   s.live_threads += impl_->external_registry.size();
   s.ready_threads = scheduler().pool().size();
+  s.stacks_cached += impl_->free_lists->central_stacks();
   s.stacks_in_use = impl_->stacks.in_use() - s.stacks_cached;
   s.stacks_cached += impl_->stacks.cached();
   s.pending_timers = impl_->timers.pending();
@@ -77,6 +78,7 @@ RuntimeStats Runtime::stats() const {
 }
 
 spdlog::logger& Runtime::logger() const noexcept { return *impl_->logger; }
+Spinlock& Runtime::free_list_lock() const noexcept { return impl_->free_lists->lock; }
 std::uint64_t Runtime::seed() const noexcept { return impl_->seed; }
 const std::string& Runtime::name() const noexcept { return impl_->name; }
 std::size_t Runtime::default_stack_size() const noexcept { return impl_->stack_size; }

@@ -73,7 +73,6 @@ RuntimeImpl::RuntimeImpl(Runtime& runtime, RuntimeConfig config)
   if (seed == 0) seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) | std::random_device{}();
   debug_logging = logger->should_log(spdlog::level::debug);
   stack_size = StackAllocator::round_size(config.stack_size);
-  thread_cache = config.thread_cache;
   idle_spin = config.idle_spin;
 
   owned_scheduler = config.scheduler ? std::move(config.scheduler) : std::make_unique<Scheduler>(nullptr);
@@ -90,9 +89,10 @@ RuntimeImpl::RuntimeImpl(Runtime& runtime, RuntimeConfig config)
     p->runtime_ = &rt;
     p->index_ = i;
     p->state_ = std::make_unique<ProcessorState>();
-    p->state_->stacks.reserve(ProcessorState::kStackCache);
     processors.push_back(std::move(p));
   }
+  free_lists.emplace(config.free_lists, config.thread_cache, ProcessorState::kStackCache, n);
+  for (auto& p : processors) free_lists->prepare(p->state_->free);
   parked.reserve(n);
   install_overflow_handler();
   asymmetric_fences();
@@ -117,11 +117,9 @@ RuntimeImpl::~RuntimeImpl() {
     if (t->forked_) delete t;  // user-owned ones are their owners' to destroy
   }
   for (auto& p : processors) {
-    for (Thread* t : p->state_->threads) delete t;
-    p->state_->threads.clear();
-    for (const Stack& s : p->state_->stacks) stacks.deallocate(s);
-    p->state_->stacks.clear();
+    ThreadCache::clear(p->state_->free, stacks);
   }
+  free_lists->clear_central(stacks);
 }
 
 // --- component replacement ------------------------------------------------------------
@@ -217,10 +215,7 @@ Thread& RuntimeImpl::make_thread(ThreadAttributes* given) {
   };
   if (p != nullptr) {
     Dispatch::enter(*p);
-    auto& cache = p->state_->threads;
-    while (t == nullptr && !cache.empty()) {
-      t = cache.back();
-      cache.pop_back();
+    while (t == nullptr && (t = free_lists->take_block(p->state_->free)) != nullptr) {
       if (t->generation_ != generation.load(std::memory_order_acquire)) {  // made by a replaced prototype
         delete t;
         t = nullptr;
@@ -285,15 +280,7 @@ void RuntimeImpl::recycle(Thread& t) noexcept {
   if (p != nullptr && &p->runtime() == &rt && t.state() == ThreadState::terminated &&
       t.generation_ == generation.load(std::memory_order_acquire)) {
     Dispatch::enter(*p);
-    auto& cache = p->state_->threads;
-    bool kept = false;
-    if (cache.size() < thread_cache) {
-      try {
-        cache.push_back(&t);
-        kept = true;
-      } catch (const std::bad_alloc&) {  // no memory to grow the cache: free the block instead
-      }
-    }
+    const bool kept = free_lists->keep_block(p->state_->free, t);
     Dispatch::leave(*p);
     if (kept) return;
   }

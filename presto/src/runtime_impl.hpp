@@ -9,6 +9,7 @@
 #include <exception>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -22,6 +23,7 @@
 #include "debug_anchor.hpp"
 #include "registry.hpp"
 #include "stack_allocator.hpp"
+#include "thread_cache.hpp"
 #include "timer_service.hpp"
 
 namespace presto::detail {
@@ -33,12 +35,10 @@ struct ProcessorState {
   static constexpr std::size_t kStackCache = 32;    // default-size stacks kept per processor
   static constexpr std::uint64_t kIdBlock = 256;
 
-  std::vector<Stack> stacks;
-  std::vector<Thread*> threads;
+  FreeList free;  // its free lists under FreeLists::per_processor (see ThreadCache)
   Registry registry;  // has its own lock: others remove threads that finished elsewhere
   std::uint64_t next_id = 0;
   std::uint64_t id_limit = 0;
-  std::atomic<std::size_t> cached_stacks{0};
   std::atomic<std::uint64_t> recycled{0};
 };
 
@@ -95,7 +95,6 @@ class RuntimeImpl {
   std::string name;
   std::uint64_t seed = 0;
   std::size_t stack_size = 0;
-  std::size_t thread_cache = 0;  // control blocks kept per processor (RuntimeConfig::thread_cache)
   std::size_t idle_spin = 0;
   // The logger's level was debug or lower when the runtime was made: log every dispatch.
   bool debug_logging = false;
@@ -117,6 +116,7 @@ class RuntimeImpl {
   std::atomic<std::uint64_t> threads_created{0};
 
   StackAllocator stacks;
+  std::optional<ThreadCache> free_lists;  // made once the number of processors is known
   TimerService timers{[this] { poke(); }};
   SleepObject sleep_object;
 

@@ -1,16 +1,31 @@
 #pragma once
 // LocalQueuePool: one FIFO queue per processor with stealing, the only thread-management
-// structure that scales (Anderson, Lazowska and Levy, 1989). A thread made ready by a presto
-// thread goes on that thread's processor's queue (OS threads spread theirs round-robin); a
-// processor serves its own queue first and, when it is empty, steals the oldest thread of the
-// next non-empty queue, scanning from its neighbour. Each queue has its own lock, on its own
-// cache line, so processors contend only when they steal. A thread with an affinity waits
-// for its processor, which serves such threads first; they are never stolen.
+// structure that scales (Anderson, Lazowska and Levy, 1989). A processor serves its own queue
+// first and, when it is empty, steals the oldest thread of the next non-empty queue, scanning
+// from its neighbour. Each queue has its own lock, on its own cache line, so processors
+// contend only when they steal. A thread with an affinity waits for its processor, which
+// serves such threads first; they are never stolen and ignore the placement.
+//
+// Where a thread that becomes ready goes is the pool's Placement (Joyce's question, Brinch
+// Hansen and Rangachari 1988; measured by benchmarks/micro/wakeup_placement.cpp, see
+// docs/benchmarks.md):
+//   waker    - the queue of the processor that makes it ready (the default): a started,
+//              woken or yielding thread stays near the thread that made it ready
+//   last     - the queue of the processor that ran it last (its cache may still be warm);
+//              a thread that never ran goes to the waker's queue
+//   shortest - the queue with the fewest threads, counting the one its processor runs
+//              (Joyce's kernel): spreads load at the cost of a scan of every queue's length
+//   random   - a queue drawn at random (seeded by the runtime): the paper's placement of new
+//              threads, so that one creator does not become a hot spot
+// A yielding thread's waker is its own processor, so under waker and last it stays where it
+// is. put() from an OS thread that is not a processor spreads threads round-robin under every
+// placement except shortest.
 //
 // The default pool of a Runtime.
 
 #include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <string_view>
 
@@ -22,26 +37,40 @@ namespace presto {
 
 class LocalQueuePool final : public ThreadPool {
  public:
-  LocalQueuePool() = default;
+  enum class Placement : unsigned char { waker, last, shortest, random };
+
+  explicit LocalQueuePool(Placement placement = Placement::waker) noexcept : placement_(placement) {}
   ~LocalQueuePool() override;
 
   void put(Thread& t) override;
   Thread* get(Processor& p) override;
   std::size_t size() const noexcept override;
   bool has_work_for(const Processor& p) const noexcept override;
-  std::string_view name() const noexcept override { return "local-queue"; }
+  // "local-queue", or "local-queue/last" etc. for the other placements.
+  std::string_view name() const noexcept override;
   void attach(const Runtime& rt) override;
 
+  Placement placement() const noexcept { return placement_; }
+  // The threads waiting in processor `index`'s queue (0 for an index out of range).
+  std::size_t queued(std::size_t index) const noexcept;
+
  private:
+  struct alignas(64) Queue : detail::LockedQueue {
+    // Its processor is running a thread it got from this pool (for the shortest placement).
+    std::atomic<bool> busy{false};
+  };
+  std::size_t waker() noexcept;               // the caller's queue (round-robin off the runtime)
+  std::size_t place(Thread& t) noexcept;      // every placement but waker
+  std::size_t shortest() const noexcept;
   std::size_t unpinned() const noexcept;
 
-  struct alignas(64) Queue : detail::LockedQueue {};
-
+  const Placement placement_;
   const Runtime* runtime_ = nullptr;
   std::unique_ptr<Queue[]> queues_;
   std::size_t count_ = 0;
   detail::PinnedQueues pinned_;
   std::atomic<std::size_t> round_robin_{0};
+  std::atomic<std::uint64_t> random_{0};
 };
 
 }  // namespace presto

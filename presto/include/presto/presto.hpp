@@ -7,6 +7,7 @@
 #include <presto/condition.hpp>
 #include <presto/errors.hpp>
 #include <presto/fifo_pool.hpp>
+#include <presto/idle_queue_pool.hpp>
 #include <presto/join_handle.hpp>
 #include <presto/lifo_pool.hpp>
 #include <presto/local_queue_pool.hpp>
@@ -20,10 +21,12 @@
 #include <presto/scheduler.hpp>
 #include <presto/semaphore.hpp>
 #include <presto/shuffle_pool.hpp>
+#include <presto/single_lock_pool.hpp>
 #include <presto/spinlock.hpp>
 #include <presto/synchro_object.hpp>
 #include <presto/this_thread.hpp>
 #include <presto/thread.hpp>
 #include <presto/thread_local.hpp>
+#include <presto/thread_management.hpp>
 #include <presto/thread_pool.hpp>
 #include <presto/thread_queue.hpp>

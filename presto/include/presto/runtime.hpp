@@ -31,6 +31,7 @@
 #include <presto/join_handle.hpp>
 #include <presto/processor.hpp>
 #include <presto/scheduler.hpp>
+#include <presto/spinlock.hpp>
 #include <presto/thread.hpp>
 #include <presto/thread_pool.hpp>
 
@@ -45,6 +46,17 @@ class RuntimeImpl;
 class Dispatch;
 }  // namespace detail
 
+// Where the control blocks and stacks of finished threads wait to be reused: Anderson,
+// Lazowska and Levy's free lists (docs/design/runtime.md, "Free lists").
+enum class FreeLists : unsigned char {
+  // Each processor keeps its own, unlocked: no lock on the fork and finish paths.
+  per_processor,
+  // One list of control blocks and one of default-size stacks for the whole runtime, under
+  // Runtime::free_list_lock(). Give the pool that lock too (SingleLockPool) and one lock
+  // guards all thread management.
+  central,
+};
+
 struct RuntimeConfig {
   // Processors (OS threads). 0: one per hardware thread.
   std::size_t processors = 0;
@@ -57,6 +69,9 @@ struct RuntimeConfig {
   // of memory the allocator gave back to the system; the cost is that a processor keeps up to
   // this many blocks (~0.4 KiB each for presto::Thread) after a burst, until the runtime dies.
   std::size_t thread_cache = 65536;
+  // Where those control blocks and stacks are kept (FreeLists::central: one list of up to
+  // thread_cache x processors blocks for all processors).
+  FreeLists free_lists = FreeLists::per_processor;
   // The ready pool (nullptr: LocalQueuePool). Installed into `scheduler` if both are given.
   std::unique_ptr<ThreadPool> pool{};
   // The scheduler (nullptr: presto::Scheduler).
@@ -181,6 +196,11 @@ class Runtime {
   [[nodiscard]] KeepAlive keep_alive() noexcept;
   RuntimeStats stats() const;
   spdlog::logger& logger() const noexcept;
+  // The lock of the central free lists (FreeLists::central), the same object for the runtime's
+  // whole life. A pool may guard its own ready queue with it (SingleLockPool), so that one
+  // lock serializes every fork, dispatch and finish; it must hold it only briefly and call
+  // nothing of the runtime meanwhile.
+  Spinlock& free_list_lock() const noexcept;
   std::uint64_t seed() const noexcept;
   const std::string& name() const noexcept;
   std::size_t default_stack_size() const noexcept;

@@ -1,0 +1,38 @@
+#pragma once
+// SingleLockPool: one global FIFO ready queue guarded by the runtime's free-list lock
+// (Runtime::free_list_lock()). With RuntimeConfig::free_lists = FreeLists::central, one lock
+// then guards the ready queue, the control-block free list and the stack free list: the
+// "single lock" alternative of Anderson, Lazowska and Levy, the simplest thread management
+// and the one with the fewest lock operations per fork (low latency), but every processor
+// serializes on that lock (throughput does not grow with processors). Processors look at the
+// queue's size before taking the lock, so idle ones do not hammer it.
+//
+// Made for experiments (benchmarks/thread_management.cpp) more than production: prefer
+// LocalQueuePool. The pool must be attached to a runtime before use (the runtime does it).
+
+#include <atomic>
+#include <cstddef>
+#include <string_view>
+
+#include <presto/thread_pool.hpp>
+#include <presto/thread_queue.hpp>
+
+namespace presto {
+
+class Spinlock;
+
+class SingleLockPool final : public ThreadPool {
+ public:
+  void put(Thread& t) override;
+  Thread* get(Processor& p) override;
+  std::size_t size() const noexcept override { return size_.load(std::memory_order_relaxed); }
+  std::string_view name() const noexcept override { return "single-lock"; }
+  void attach(const Runtime& rt) override;
+
+ private:
+  Spinlock* lock_ = nullptr;  // the runtime's free-list lock
+  ThreadQueue queue_;         // under *lock_
+  std::atomic<std::size_t> size_{0};
+};
+
+}  // namespace presto
