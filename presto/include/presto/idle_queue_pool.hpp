@@ -12,6 +12,8 @@
 // for the check of the idle queue, and throughput stays that of one central queue. A
 // processor whose yield found nothing else to run is on the idle queue too, so it may be
 // handed a thread while it runs; it serves it at its next dispatch, or an idle one takes it.
+// Made for the thread-management experiments (benchmarks/micro/thread_management.cpp); like
+// the paper's package it knows no processor affinity: Thread::affinity() is ignored.
 
 #include <atomic>
 #include <cstddef>

@@ -9,6 +9,7 @@
 //
 // Made for experiments (benchmarks/thread_management.cpp) more than production: prefer
 // LocalQueuePool. The pool must be attached to a runtime before use (the runtime does it).
+// Like the paper's package it knows no processor affinity: Thread::affinity() is ignored.
 
 #include <atomic>
 #include <cstddef>
