@@ -29,7 +29,8 @@ __attribute__((noinline)) Processor* Processor::current() noexcept { return tl_p
 
 bool Processor::work_available() const noexcept {
   auto& r = detail::RuntimeImpl::of(*runtime_);
-  return r.stopping() || detail::Dispatch::ready_count(const_cast<Processor&>(*this)) != 0;
+  return r.stopping() || phase_.load(std::memory_order_acquire) != Phase::active ||
+         detail::Dispatch::ready_count(const_cast<Processor&>(*this)) != 0;
 }
 
 void Processor::idle() {

@@ -13,6 +13,7 @@
 #include <presto/lock.hpp>
 #include <presto/main.hpp>
 #include <presto/monitor.hpp>
+#include <presto/non_preemptable.hpp>
 #include <presto/priority_pool.hpp>
 #include <presto/processor.hpp>
 #include <presto/runtime.hpp>
