@@ -58,7 +58,10 @@ void Processor::park() {
   // here, or its putter sees us parked and wakes us.
   detail::full_fence();
   if (!work_available() && !r.recheck.exchange(false, std::memory_order_seq_cst)) {
+    detail::QuantumTimer* timer = state_->quantum_timer;  // no preemption signals while parked
+    if (timer != nullptr) timer->pause();
     detail::futex_wait(park_word_, 0);
+    if (timer != nullptr) timer->resume();
   }
   r.parked_lock.lock();
   for (auto it = r.parked.begin(); it != r.parked.end(); ++it) {

@@ -108,26 +108,30 @@ bool QuantumTimer::in_application(const void* pc) noexcept {
 
 QuantumTimer::QuantumTimer(std::chrono::microseconds quantum) {
   if (quantum.count() <= 0 || unavailable() != nullptr) return;
-  clockid_t clock{};
-  if (pthread_getcpuclockid(pthread_self(), &clock) != 0) return;
   sigevent event{};
   event.sigev_notify = SIGEV_THREAD_ID;
   event.sigev_signo = kSignal;
   event._sigev_un._tid = gettid();  // sigev_notify_thread_id, which this glibc does not name
-  if (timer_create(clock, &event, &timer_) != 0) return;
-  itimerspec spec{};
-  spec.it_interval.tv_sec = static_cast<time_t>(quantum.count() / 1'000'000);
-  spec.it_interval.tv_nsec = static_cast<long>(quantum.count() % 1'000'000 * 1000);
-  spec.it_value = spec.it_interval;
-  if (timer_settime(timer_, 0, &spec, nullptr) != 0) {
-    timer_delete(timer_);
-    return;
-  }
+  if (timer_create(CLOCK_MONOTONIC, &event, &timer_) != 0) return;
+  period_.it_interval.tv_sec = static_cast<time_t>(quantum.count() / 1'000'000);
+  period_.it_interval.tv_nsec = static_cast<long>(quantum.count() % 1'000'000 * 1000);
+  period_.it_value = period_.it_interval;
   armed_ = true;
+  resume();
 }
 
 QuantumTimer::~QuantumTimer() {
   if (armed_) timer_delete(timer_);
+}
+
+void QuantumTimer::pause() noexcept {
+  if (!armed_) return;
+  const itimerspec off{};
+  timer_settime(timer_, 0, &off, nullptr);
+}
+
+void QuantumTimer::resume() noexcept {
+  if (armed_) timer_settime(timer_, 0, &period_, nullptr);
 }
 
 }  // namespace presto::detail

@@ -466,6 +466,7 @@ void RuntimeImpl::processor_main(Processor& p) noexcept {
   set_current_processor(&p);
   AltStack altstack;
   QuantumTimer quantum_timer(quantum);
+  p.state_->quantum_timer = &quantum_timer;
   Dispatch::start_processor(p);
   try {
     p.on_start();
@@ -484,6 +485,7 @@ void RuntimeImpl::processor_main(Processor& p) noexcept {
     logger->error("processor {} failed; ending the run", p.index());
     request_stop(std::current_exception());
   }
+  p.state_->quantum_timer = nullptr;
   set_current_processor(nullptr);
 }
 

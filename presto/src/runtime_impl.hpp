@@ -21,6 +21,7 @@
 #include <presto/synchro_object.hpp>
 #include <presto/thread.hpp>
 
+#include "quantum_timer.hpp"
 #include "registry.hpp"
 #include "stack_allocator.hpp"
 #include "timer_service.hpp"
@@ -41,6 +42,7 @@ struct ProcessorState {
   std::uint64_t id_limit = 0;
   std::atomic<std::size_t> cached_stacks{0};
   std::atomic<std::uint64_t> recycled{0};
+  QuantumTimer* quantum_timer = nullptr;  // while the processor runs; paused while it parks
 };
 
 // The processors: slots made once and kept until the runtime dies (set_processors reuses

@@ -2,8 +2,8 @@
 // so the others run; without a quantum it is not; NonPreemptable regions and Spinlock holders
 // are left alone until they end; and threads that allocate all the time (libc's malloc holds a
 // lock) are preempted without deadlock. The spinning loops are bounded by iteration counts that
-// take far more than a quantum of CPU time (the quantum is counted in the processor's CPU time,
-// so a loaded machine changes nothing).
+// take far more than a quantum (tens of quanta of CPU time; on a loaded machine the wall time
+// only grows, and with it the number of quanta that expire).
 
 #include <atomic>
 #include <chrono>

@@ -67,7 +67,8 @@ class Processor {
   // True if a thread is ready or the run is ending: time to stop idling.
   bool work_available() const noexcept;
   // Sleeps without using CPU until work may be available (a thread became ready, the run
-  // ends). Returns at once if work is available already; may return spuriously.
+  // ends). Returns at once if work is available already; may return spuriously. The
+  // preemption timer (RuntimeConfig::quantum) is paused meanwhile.
   void park();
 
  private:

@@ -75,8 +75,8 @@ struct RuntimeConfig {
   // Polls of an idle processor before it parks (~1 us each on a 2020s x86 core): short waits
   // are caught without a futex round trip, long ones cost no CPU.
   std::size_t idle_spin = 256;
-  // Preemption: a thread that has run this long (CPU time of its processor) without giving up
-  // its processor is put back in the ready pool and the next ready thread runs (0: never).
+  // Preemption: a thread that has run this long (one to two quanta: the check is a periodic
+  // tick) without giving up its processor is put back in the ready pool and the next ready thread runs (0: never).
   // Never while it holds a Spinlock, is inside a NonPreemptable region or inside the runtime,
   // or runs code of a shared library (libc, libstdc++, ...): then at the next quantum, or, for
   // the first two, when it leaves them. Costs one signal per quantum of a busy processor.
