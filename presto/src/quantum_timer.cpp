@@ -19,8 +19,8 @@
 
 namespace presto::detail {
 
-__thread unsigned tl_preempt_disabled = 0;
-__thread bool tl_preempt_pending = false;
+__thread __attribute__((tls_model("initial-exec"))) unsigned tl_preempt_disabled = 0;
+__thread __attribute__((tls_model("initial-exec"))) bool tl_preempt_pending = false;
 
 namespace {
 

@@ -14,9 +14,10 @@
 namespace presto::detail {
 
 // Spinlocks held and NonPreemptable regions entered by the thread running on this OS thread.
-extern __thread unsigned tl_preempt_disabled;
+// initial-exec: one %fs-relative access, no __tls_get_addr call from the shared library.
+extern __thread __attribute__((tls_model("initial-exec"))) unsigned tl_preempt_disabled;
 // A quantum expired while preemption was disabled: preempt when the count drops to zero.
-extern __thread bool tl_preempt_pending;
+extern __thread __attribute__((tls_model("initial-exec"))) bool tl_preempt_pending;
 
 // Yields the processor if a preemption is pending and the caller may be preempted (library).
 void preempt_pending() noexcept;
