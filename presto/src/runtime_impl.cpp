@@ -82,9 +82,11 @@ RuntimeImpl::RuntimeImpl(Runtime& runtime, RuntimeConfig config)
     quantum = std::chrono::microseconds(parse_unsigned("PRESTO_QUANTUM_US", v, false));
   }
   if (quantum.count() < 0) throw UsageError("RuntimeConfig::quantum is negative");
-  if (const char* why = QuantumTimer::unavailable(); quantum.count() != 0 && why != nullptr) {
-    logger->info("runtime '{}': {}; quantum ignored", name, why);
-    quantum = std::chrono::microseconds{0};
+  if (quantum.count() != 0) {  // only then is the process-wide SIGURG handler installed
+    if (const char* why = QuantumTimer::unavailable()) {
+      logger->info("runtime '{}': {}; quantum ignored", name, why);
+      quantum = std::chrono::microseconds{0};
+    }
   }
 
   owned_scheduler = config.scheduler ? std::move(config.scheduler) : std::make_unique<Scheduler>(nullptr);
