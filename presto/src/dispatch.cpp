@@ -219,9 +219,11 @@ PRESTO_INLINE void Dispatch::switch_to(Processor& p, Thread* from, ExecutionCont
   p.from_ = from;
   // Preemption is disabled per running thread: save the leaver's count and restore the next
   // one's. A sleeper's SynchroObject spinlock goes with the switch (the next context unlocks it).
-  const unsigned handed = p.after_ == Processor::After::unlock ? 1 : 0;
-  if (from != nullptr) from->preempt_disabled_ = tl_preempt_disabled - handed;
-  tl_preempt_disabled = (to != nullptr ? to->preempt_disabled_ : 0) + handed;
+  if constexpr (kCountPreemption) {
+    const unsigned handed = p.after_ == Processor::After::unlock ? 1 : 0;
+    if (from != nullptr) from->preempt_disabled_ = tl_preempt_disabled - handed;
+    tl_preempt_disabled = (to != nullptr ? to->preempt_disabled_ : 0) + handed;
+  }
   ExecutionContext* there = &p.native_;
   if (to != nullptr) {
     to->processor_ = &p;

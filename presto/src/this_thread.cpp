@@ -32,7 +32,7 @@ void sleep_until(Clock::time_point deadline) {
 }
 
 void preemptable() {
-  if (detail::tl_preempt_disabled == 0) {
+  if (detail::kCountPreemption && detail::tl_preempt_disabled == 0) {
     throw UsageError(Thread::current().describe() +
                      " called this_thread::preemptable() outside a nonpreemptable() region");
   }

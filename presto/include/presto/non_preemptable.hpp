@@ -34,7 +34,7 @@ namespace this_thread {
 // Opens a region in which the calling thread is not preempted.
 inline void nonpreemptable() noexcept { detail::preempt_disable(); }
 // Closes the innermost region opened by nonpreemptable(); UsageError, naming the thread, if
-// there is none.
+// there is none (not checked under ThreadSanitizer, where preemption is off).
 void preemptable();
 
 }  // namespace this_thread

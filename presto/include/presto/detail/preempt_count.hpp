@@ -13,6 +13,15 @@
 
 namespace presto::detail {
 
+// Under ThreadSanitizer preemption is off (QuantumTimer::unavailable), and the count is not
+// kept: TSan takes each presto thread for a thread of its own and would report the OS thread's
+// word, touched in turn by every presto thread that runs there, as a data race.
+#if defined(__SANITIZE_THREAD__)
+inline constexpr bool kCountPreemption = false;
+#else
+inline constexpr bool kCountPreemption = true;
+#endif
+
 // Spinlocks held and NonPreemptable regions entered by the thread running on this OS thread.
 // initial-exec: one %fs-relative access, no __tls_get_addr call from the shared library.
 extern __thread __attribute__((tls_model("initial-exec"))) unsigned tl_preempt_disabled;
@@ -23,18 +32,21 @@ extern __thread __attribute__((tls_model("initial-exec"))) bool tl_preempt_pendi
 void preempt_pending() noexcept;
 
 inline void preempt_disable() noexcept {
+  if constexpr (!kCountPreemption) return;
   ++tl_preempt_disabled;
   std::atomic_signal_fence(std::memory_order_seq_cst);
 }
 
 // For the runtime's own locks: a pending preemption waits for the next quantum.
 inline void preempt_enable_quietly() noexcept {
+  if constexpr (!kCountPreemption) return;
   std::atomic_signal_fence(std::memory_order_seq_cst);
   --tl_preempt_disabled;
 }
 
 // For application-facing guards (Spinlock, NonPreemptable): a pending preemption happens here.
 inline void preempt_enable() noexcept {
+  if constexpr (!kCountPreemption) return;
   std::atomic_signal_fence(std::memory_order_seq_cst);
   if (--tl_preempt_disabled == 0 && tl_preempt_pending) [[unlikely]] preempt_pending();
 }
