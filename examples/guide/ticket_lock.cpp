@@ -11,19 +11,19 @@
 namespace {
 
 class TicketLock final : public presto::Spinlock {
- public:
-  void lock() noexcept override {
+ protected:
+  void acquire() noexcept override {
     const unsigned mine = next_.fetch_add(1, std::memory_order_relaxed);
     while (serving_.load(std::memory_order_acquire) != mine) {
       // busy-wait: a Spinlock never gives up its processor
     }
   }
-  bool try_lock() noexcept override {
+  bool try_acquire() noexcept override {
     unsigned s = serving_.load(std::memory_order_acquire);
     unsigned expected = s;
     return next_.compare_exchange_strong(expected, s + 1, std::memory_order_acquire, std::memory_order_relaxed);
   }
-  void unlock() noexcept override { serving_.fetch_add(1, std::memory_order_release); }
+  void release() noexcept override { serving_.fetch_add(1, std::memory_order_release); }
 
  private:
   std::atomic<unsigned> next_{0};     // the next ticket to hand out

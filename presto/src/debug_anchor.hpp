@@ -6,7 +6,7 @@
 // Contract with the gdb extension: it reads these fields by name from the debug information
 // (rename one and presto.py must follow) and nothing else:
 //   debug_runtimes.head, DebugAnchor::{runtime, next};
-//   RuntimeImpl::{name, processors, external_registry, retained}; Processor::{index_, state_};
+//   RuntimeImpl::{name, processors (ProcessorSet::{slots_, made_, active_}), external_registry, retained}; Processor::{index_, state_};
 //   ProcessorState::registry; Registry::list_ (HookList::head, QueueHook::{next, owner});
 //   Thread::{id_, state_, processor_, waiting_on_, context_.fctx, stack_.{base, size}} and
 //   Thread::external_, SynchroObject::name_ (of threads and of the objects they wait on),

@@ -5,7 +5,12 @@
 #include <presto/runtime.hpp>
 #include <presto/scheduler.hpp>
 
+#include <csignal>
+
+#include <presto/detail/preempt_count.hpp>
+
 #include "context_switch.hpp"
+#include "quantum_timer.hpp"
 #include "runtime_impl.hpp"
 #if PRESTO_ASAN
 #include <sanitizer/asan_interface.h>
@@ -31,9 +36,15 @@ inline void unpoison([[maybe_unused]] const Stack& s) noexcept {
 }
 }  // namespace
 
+PRESTO_INLINE bool Dispatch::must_leave(Processor& p) noexcept {
+  return impl_of(p).stopping() || p.phase_.load(std::memory_order_relaxed) != Processor::Phase::active;
+}
+
 PRESTO_INLINE Thread* Dispatch::next_for(Processor& p) {
   RuntimeImpl& r = impl_of(p);
-  if (r.stopping()) [[unlikely]] return nullptr;
+  if (r.stopping() || p.phase_.load(std::memory_order_relaxed) != Processor::Phase::active) [[unlikely]] {
+    return nullptr;  // the run ends, or p is being removed (Runtime::set_processors)
+  }
   return r.scheduler.load(std::memory_order_acquire)->next(p);
 }
 
@@ -55,12 +66,60 @@ void Dispatch::yield(Thread& self) {
   Processor& p = *self.processor_;
   enter(p);
   Thread* next = next_for(p);
-  if (next == nullptr && !impl_of(p).stopping()) {
+  if (next == nullptr && !must_leave(p)) {
     leave(p);  // nothing else is ready: keep running
     return;
   }
   p.after_ = Processor::After::requeue;
   switch_to(p, &self, self.context_, next);
+}
+
+void Dispatch::preempt(Processor& p, Thread& self) noexcept {
+  enter(p);
+  Thread* next = next_or_stop(p);
+  if (next == nullptr && !must_leave(p)) {
+    leave(p);  // nothing else is ready: keep running
+    return;
+  }
+  p.preemptions_.store(p.preemptions_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // p only
+  p.after_ = Processor::After::requeue;
+  switch_to(p, &self, self.context_, next);
+}
+
+void Dispatch::quantum_expired(Processor& p, ucontext_t& context) noexcept {
+  Thread* self = p.current_;
+  const std::uint64_t dispatches = p.dispatches_.load(std::memory_order_relaxed);
+  if (self == nullptr || dispatches != p.quantum_dispatches_) {
+    // Idle, or another thread was dispatched during this quantum: it gets a whole one.
+    p.quantum_dispatches_ = dispatches;
+    tl_preempt_pending = false;
+    return;
+  }
+  // Inside the runtime, or in code of a shared object (libc's malloc may hold its lock): the
+  // next quantum tries again. Holding a spinlock or in a NonPreemptable region: preempted when
+  // the last one is released.
+  if (p.gate_depth_ != 0 || !QuantumTimer::in_application(reinterpret_cast<const void*>(context.uc_mcontext.gregs[REG_RIP]))) {
+    return;
+  }
+  if (tl_preempt_disabled != 0) {
+    tl_preempt_pending = true;
+    return;
+  }
+  preempt(p, *self);
+  // Resumed, perhaps on another processor's OS thread: the signal frame must give back this
+  // OS thread's own alternate stack and signal mask, not those of the thread it was taken on.
+  sigaltstack(nullptr, &context.uc_stack);
+  pthread_sigmask(SIG_SETMASK, nullptr, &context.uc_sigmask);
+}
+
+void preempt_pending() noexcept {
+  tl_preempt_pending = false;
+  Processor* p = Processor::current();
+  if (p != nullptr && tl_preempt_disabled == 0) Dispatch::preempt_if_running(*p);
+}
+
+void Dispatch::preempt_if_running(Processor& p) noexcept {
+  if (p.current_ != nullptr && p.gate_depth_ == 0) preempt(p, *p.current_);
 }
 
 // For a thread that must leave its processor (it sleeps or finishes): the next thread, or
@@ -123,6 +182,7 @@ void Dispatch::bind_stack(Processor& p, Thread& t) {
   Stack s;
   if (size != r.stack_size || !r.free_lists->take_stack(ps.free, s)) s = r.stacks.allocate(size);
   t.stack_ = s;
+  t.preempt_disabled_ = 0;
   // Colour the top of the stack: stacks lie a whole number of pages apart, so without an
   // offset every context is saved at the same offset within a page and a switch's restores
   // alias its saves (4K aliasing), costing up to 40% of a yield.
@@ -162,6 +222,13 @@ PRESTO_INLINE void Dispatch::switch_to(Processor& p, Thread* from, ExecutionCont
     switch_slow_checks(p, from, to);
   }
   p.from_ = from;
+  // Preemption is disabled per running thread: save the leaver's count and restore the next
+  // one's. A sleeper's SynchroObject spinlock goes with the switch (the next context unlocks it).
+  if constexpr (kCountPreemption) {
+    const unsigned handed = p.after_ == Processor::After::unlock ? 1 : 0;
+    if (from != nullptr) from->preempt_disabled_ = tl_preempt_disabled - handed;
+    tl_preempt_disabled = (to != nullptr ? to->preempt_disabled_ : 0) + handed;
+  }
   ExecutionContext* there = &p.native_;
   if (to != nullptr) {
     to->processor_ = &p;
@@ -275,7 +342,7 @@ void Dispatch::make_ready(Thread& t) {
       throw;
     }
     leave(*p);
-    if (r.processors.size() == 1) return;  // the only processor is the one running this code
+    if (r.processors.active() == 1) return;  // the only processor is the one running this code
   } else {
     std::lock_guard gate(r.external_gate);
     r.scheduler.load(std::memory_order_acquire)->ready(t);

@@ -14,6 +14,10 @@
 // the completion of a switch; component replacement waits for every processor to be out of its
 // gate once to know that no processor is still inside the old component.
 
+#include <atomic>
+
+#include <ucontext.h>
+
 #include <presto/processor.hpp>
 #include <presto/synchro_object.hpp>
 #include <presto/thread.hpp>
@@ -31,13 +35,17 @@ class Dispatch {
   // Entering announces the processor with a plain store; RuntimeImpl::quiesce() pairs the
   // light fence here with a heavy one, so a processor either is seen inside or sees the new
   // component.
+  // The processor's quantum handler reads gate_depth_ on the same OS thread: the signal
+  // fences keep the compiler from moving the gate's work outside the count.
   static void enter(Processor& p) noexcept {
     if (p.gate_depth_++ == 0) {
       p.in_gate_.store(true, std::memory_order_relaxed);
       light_fence();
     }
+    std::atomic_signal_fence(std::memory_order_seq_cst);
   }
   static void leave(Processor& p) noexcept {
+    std::atomic_signal_fence(std::memory_order_seq_cst);
     if (--p.gate_depth_ == 0) p.in_gate_.store(false, std::memory_order_release);
   }
 
@@ -45,6 +53,13 @@ class Dispatch {
   static void yield(Thread& self);
   static void block(Thread& self, SynchroObject& so);  // so's spinlock held
   [[noreturn]] static void finish(Thread& self) noexcept;
+  // Preemption: as yield, for a thread that did not ask (quantum handler, pending preemption).
+  static void preempt(Processor& p, Thread& self) noexcept;
+  // In the quantum signal handler on p's OS thread, `context` the interrupted one: preempts
+  // the running thread if it ran a whole quantum and may be preempted (see quantum_timer.hpp).
+  static void quantum_expired(Processor& p, ucontext_t& context) noexcept;
+  // A pending preemption: preempts p's thread unless p is inside the runtime.
+  static void preempt_if_running(Processor& p) noexcept;
 
   // On a processor's native context: runs threads until none is ready; false if none was.
   static bool dispatch_from_native(Processor& p);
@@ -67,6 +82,8 @@ class Dispatch {
   static bool below_stack(const Thread& t, const void* stack_pointer) noexcept;
 
  private:
+  // The run ends or p is being removed: its thread goes to the pool even if none is ready.
+  static bool must_leave(Processor& p) noexcept;
   static Thread* next_for(Processor& p);
   static Thread* next_or_stop(Processor& p) noexcept;
   static void switch_to(Processor& p, Thread* from, ExecutionContext& here, Thread* to);

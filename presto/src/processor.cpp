@@ -29,7 +29,8 @@ __attribute__((noinline)) Processor* Processor::current() noexcept { return tl_p
 
 bool Processor::work_available() const noexcept {
   auto& r = detail::RuntimeImpl::of(*runtime_);
-  return r.stopping() || detail::Dispatch::has_work_for(const_cast<Processor&>(*this));
+  return r.stopping() || phase_.load(std::memory_order_acquire) != Phase::active ||
+         detail::Dispatch::has_work_for(const_cast<Processor&>(*this));
 }
 
 void Processor::idle() {
@@ -57,7 +58,10 @@ void Processor::park() {
   // here, or its putter sees us parked and wakes us.
   detail::full_fence();
   if (!work_available() && !r.recheck.exchange(false, std::memory_order_seq_cst)) {
+    detail::QuantumTimer* timer = state_->quantum_timer;  // no preemption signals while parked
+    if (timer != nullptr) timer->pause();
     detail::futex_wait(park_word_, 0);
+    if (timer != nullptr) timer->resume();
   }
   r.parked_lock.lock();
   for (auto it = r.parked.begin(); it != r.parked.end(); ++it) {

@@ -27,14 +27,16 @@ std::unique_ptr<Thread> Runtime::set_thread_prototype(std::unique_ptr<Thread> pr
   return impl_->set_thread_prototype(std::move(prototype));
 }
 
-std::size_t Runtime::processors() const noexcept { return impl_->processors.size(); }
+std::size_t Runtime::processors() const noexcept { return impl_->processors.active(); }
+
+void Runtime::set_processors(std::size_t n) { impl_->set_processors(n); }
 
 Processor& Runtime::processor(std::size_t index) const {
-  if (index >= impl_->processors.size()) {
-    throw UsageError("runtime '" + impl_->name + "' has " + std::to_string(impl_->processors.size()) +
-                     " processors; there is no processor " + std::to_string(index));
+  if (const std::size_t n = impl_->processors.active(); index >= n) {
+    throw UsageError("runtime '" + impl_->name + "' has " + std::to_string(n) + " processors; there is no processor " +
+                     std::to_string(index));
   }
-  return *impl_->processors[index];
+  return impl_->processors[index];
 }
 
 KeepAlive Runtime::keep_alive() noexcept {
@@ -59,13 +61,14 @@ void KeepAlive::reset() noexcept {
 
 RuntimeStats Runtime::stats() const {
   RuntimeStats s;
-  s.processors = impl_->processors.size();
-  for (const auto& p : impl_->processors) {
-    s.live_threads += p->state_->registry.size();
-    s.stacks_cached += p->state_->free.cached_stacks.load(std::memory_order_relaxed);
-    s.threads_recycled += p->state_->recycled.load(std::memory_order_relaxed);
-    s.dispatches += p->dispatches();
-  }
+  s.processors = impl_->processors.active();
+  impl_->processors.for_each([&](const Processor& p) {
+    s.live_threads += p.state_->registry.size();
+    s.stacks_cached += p.state_->free.cached_stacks.load(std::memory_order_relaxed);
+    s.threads_recycled += p.state_->recycled.load(std::memory_order_relaxed);
+    s.dispatches += p.dispatches();
+    s.preemptions += p.preemptions();
+  });
   s.live_threads += impl_->external_registry.size();
   s.ready_threads = scheduler().pool().size();
   s.stacks_cached += impl_->free_lists->central_stacks();
@@ -82,6 +85,7 @@ Spinlock& Runtime::free_list_lock() const noexcept { return impl_->free_lists->l
 std::uint64_t Runtime::seed() const noexcept { return impl_->seed; }
 const std::string& Runtime::name() const noexcept { return impl_->name; }
 std::size_t Runtime::default_stack_size() const noexcept { return impl_->stack_size; }
+std::chrono::microseconds Runtime::quantum() const noexcept { return impl_->quantum; }
 bool Runtime::running() const noexcept { return impl_->running.load(std::memory_order_acquire); }
 
 Runtime* Runtime::current() noexcept {
@@ -103,7 +107,7 @@ void Runtime::run_until_halt(Thread& main) { impl_->run_until_halt(main); }
 
 void Runtime::visit_threads(void (*fn)(void*, const Thread&), void* ctx) const {
   auto visit = [&](Thread& t) { fn(ctx, t); };
-  for (auto& p : impl_->processors) p->state_->registry.for_each(visit);
+  impl_->processors.for_each([&](Processor& p) { p.state_->registry.for_each(visit); });
   impl_->external_registry.for_each(visit);
 }
 

@@ -11,11 +11,13 @@
 #include <spdlog/spdlog.h>
 
 #include <presto/lock.hpp>
+#include <presto/fifo_pool.hpp>
 #include <presto/local_queue_pool.hpp>
 
 #include "asymmetric_fence.hpp"
 #include "dispatch.hpp"
 #include "futex.hpp"
+#include "quantum_timer.hpp"
 #include "stack_guard.hpp"
 
 namespace presto::detail {
@@ -74,6 +76,17 @@ RuntimeImpl::RuntimeImpl(Runtime& runtime, RuntimeConfig config)
   debug_logging = logger->should_log(spdlog::level::debug);
   stack_size = StackAllocator::round_size(config.stack_size);
   idle_spin = config.idle_spin;
+  quantum = config.quantum;
+  if (std::string v = env("PRESTO_QUANTUM_US"); !v.empty()) {
+    quantum = std::chrono::microseconds(parse_unsigned("PRESTO_QUANTUM_US", v, false));
+  }
+  if (quantum.count() < 0) throw UsageError("RuntimeConfig::quantum is negative");
+  if (quantum.count() != 0) {  // only then is the process-wide SIGURG handler installed
+    if (const char* why = QuantumTimer::unavailable()) {
+      logger->info("runtime '{}': {}; quantum ignored", name, why);
+      quantum = std::chrono::microseconds{0};
+    }
+  }
 
   owned_scheduler = config.scheduler ? std::move(config.scheduler) : std::make_unique<Scheduler>(nullptr);
   if (config.pool) {
@@ -83,19 +96,23 @@ RuntimeImpl::RuntimeImpl(Runtime& runtime, RuntimeConfig config)
   owned_prototype = config.thread_prototype ? std::move(config.thread_prototype) : std::make_unique<Thread>();
   processor_prototype = config.processor_prototype ? std::move(config.processor_prototype)
                                                    : std::make_unique<Processor>();
-  processors.reserve(n);
-  for (std::size_t i = 0; i < n; ++i) {
-    std::unique_ptr<Processor> p = processor_prototype->newprocessor();
-    p->runtime_ = &rt;
-    p->index_ = i;
-    p->state_ = std::make_unique<ProcessorState>();
-    processors.push_back(std::move(p));
-  }
   free_lists.emplace(config.free_lists, config.thread_cache, ProcessorState::kStackCache, n);
-  for (auto& p : processors) free_lists->prepare(p->state_->free);
-  parked.reserve(n);
+  processors.reserve(std::max(n, ProcessorSet::kMinCapacity));
+  os_threads.resize(processors.capacity());
+  for (std::size_t i = 0; i < n; ++i) add_processor();
+  processors.set_active(n);
+  parked.reserve(processors.capacity());
   install_overflow_handler();
   asymmetric_fences();
+}
+
+void RuntimeImpl::add_processor() {
+  std::unique_ptr<Processor> p = processor_prototype->newprocessor();
+  p->runtime_ = &rt;
+  p->index_ = processors.made();
+  p->state_ = std::make_unique<ProcessorState>();
+  free_lists->prepare(p->state_->free);
+  processors.add(std::move(p));
 }
 
 void RuntimeImpl::install() {
@@ -103,9 +120,9 @@ void RuntimeImpl::install() {
   owned_scheduler->pool().attach(rt);
   scheduler.store(owned_scheduler.get(), std::memory_order_release);
   prototype.store(owned_prototype.get(), std::memory_order_release);
-  logger->info("runtime '{}': {} processor{}, scheduler '{}', pool '{}', {} KiB stacks, seed {} (replay with PRESTO_SEED={})",
-               name, processors.size(), processors.size() == 1 ? "" : "s", owned_scheduler->name(),
-               owned_scheduler->pool().name(), stack_size / 1024, seed, seed);
+  logger->info("runtime '{}': {} processor{}, scheduler '{}', pool '{}', {} KiB stacks, quantum {} us, seed {} (replay with PRESTO_SEED={})",
+               name, processors.active(), processors.active() == 1 ? "" : "s", owned_scheduler->name(),
+               owned_scheduler->pool().name(), stack_size / 1024, quantum.count(), seed, seed);
 }
 
 RuntimeImpl::~RuntimeImpl() {
@@ -116,9 +133,7 @@ RuntimeImpl::~RuntimeImpl() {
     retained.remove(*t);
     if (t->forked_) delete t;  // user-owned ones are their owners' to destroy
   }
-  for (auto& p : processors) {
-    ThreadCache::clear(p->state_->free, stacks);
-  }
+  processors.for_each([&](Processor& p) { release_caches(p); });
   free_lists->clear_central(stacks);
 }
 
@@ -129,22 +144,22 @@ void RuntimeImpl::quiesce() noexcept {
   // seen inside its gate (and may hold the old component: wait for it to leave) or will read
   // the new one when it next enters.
   heavy_fence();
-  for (auto& p : processors) {
+  processors.for_each([](Processor& p) {
     Backoff backoff;
-    while (p->in_gate_.load(std::memory_order_acquire)) backoff.pause();
-  }
+    while (p.in_gate_.load(std::memory_order_acquire)) backoff.pause();
+  });
   external_gate.lock();
   external_gate.unlock();
 }
 
 void RuntimeImpl::drain(ThreadPool& from, ThreadPool& to) {
   std::size_t moved = 0;
-  for (auto& p : processors) {
-    while (Thread* t = from.get(*p)) {
+  processors.for_each([&](Processor& p) {
+    while (Thread* t = from.get(p)) {
       to.put(*t);
       ++moved;
     }
-  }
+  });
   if (from.size() != 0) {
     logger->error("pool '{}' still holds {} threads after being drained: they are lost", from.name(), from.size());
   }
@@ -332,7 +347,7 @@ std::vector<BlockedThread> RuntimeImpl::blocked_threads() {
     }
     out.push_back(BlockedThread{t.describe(), t.id(), std::move(on)});
   };
-  for (auto& p : processors) p->state_->registry.for_each(visit);
+  processors.for_each([&](Processor& p) { p.state_->registry.for_each(visit); });
   external_registry.for_each(visit);
   std::sort(out.begin(), out.end(), [](const auto& a, const auto& b) { return a.id < b.id; });
   return out;
@@ -363,10 +378,10 @@ void RuntimeImpl::wake_one() noexcept {
 }
 
 void RuntimeImpl::wake_processor(std::size_t index) noexcept {
-  if (index >= processors.size()) return;
+  if (index >= processors.active()) return;
   full_fence();  // as in wake_if_needed
   if (sleepers.load(std::memory_order_relaxed) == 0) return;
-  Processor* q = processors[index].get();
+  Processor* q = &processors[index];
   bool was_parked = false;
   parked_lock.lock();
   for (auto it = parked.begin(); it != parked.end(); ++it) {
@@ -393,7 +408,7 @@ void RuntimeImpl::wake_all() noexcept {
   parked_lock.lock();
   std::vector<Processor*> all;
   all.swap(parked);
-  parked.reserve(processors.size());
+  parked.reserve(processors.capacity());
   sleepers.store(0, std::memory_order_relaxed);
   parked_lock.unlock();
   for (Processor* q : all) {
@@ -416,7 +431,7 @@ bool RuntimeImpl::try_halt(Processor& p) {
   std::lock_guard lock(halt_lock);
   if (stop.load(std::memory_order_relaxed)) return true;
   const std::uint64_t exits = idle_exits.load(std::memory_order_seq_cst);
-  if (idle.load(std::memory_order_seq_cst) != processors.size()) return false;
+  if (idle.load(std::memory_order_seq_cst) != live.load(std::memory_order_seq_cst)) return false;
   if (Dispatch::ready_count(p) != 0 || timers.pending() != 0 ||
       keep_alives.load(std::memory_order_seq_cst) != 0 || replacing.load(std::memory_order_seq_cst) != 0) {
     return false;
@@ -459,7 +474,7 @@ void RuntimeImpl::idle_loop(Processor& p) {
   } leave{*this};
   for (;;) {
     if (p.work_available()) break;
-    if (idle.load(std::memory_order_seq_cst) == processors.size() && try_halt(p)) {
+    if (idle.load(std::memory_order_seq_cst) == live.load(std::memory_order_seq_cst) && try_halt(p)) {
       wake_all();
       break;
     }
@@ -470,12 +485,15 @@ void RuntimeImpl::idle_loop(Processor& p) {
 void RuntimeImpl::processor_main(Processor& p) noexcept {
   set_current_processor(&p);
   AltStack altstack;
+  QuantumTimer quantum_timer(quantum);
+  p.state_->quantum_timer = &quantum_timer;
   Dispatch::start_processor(p);
   try {
     p.on_start();
     for (;;) {
       if (Dispatch::dispatch_from_native(p)) continue;
       if (stopping()) break;
+      if (p.phase_.load(std::memory_order_acquire) != Processor::Phase::active && try_retire(p)) break;
       idle_loop(p);
     }
     p.on_stop();
@@ -483,7 +501,108 @@ void RuntimeImpl::processor_main(Processor& p) noexcept {
     logger->error("processor {} failed; ending the run", p.index());
     request_stop(std::current_exception());
   }
+  p.state_->quantum_timer = nullptr;
   set_current_processor(nullptr);
+}
+
+bool RuntimeImpl::try_retire(Processor& p) noexcept {
+  auto retiring = Processor::Phase::retiring;
+  if (!p.phase_.compare_exchange_strong(retiring, Processor::Phase::retired, std::memory_order_acq_rel)) {
+    return false;  // added back meanwhile: go on
+  }
+  // Nothing runs here any more. The threads it made ready are in the pool, which others
+  // share; its caches go back to the shared allocators.
+  Dispatch::enter(p);
+  release_caches(p);
+  Dispatch::leave(p);
+  live.fetch_sub(1, std::memory_order_seq_cst);
+  if (Dispatch::ready_count(p) != 0) wake_if_needed();
+  poke();  // the others may be idle: one of them checks whether the system has halted
+  logger->debug("processor {} retired", p.index());
+  return true;
+}
+
+void RuntimeImpl::release_caches(Processor& p) noexcept {
+  ThreadCache::clear(p.state_->free, stacks);
+}
+
+void RuntimeImpl::start_processor(std::size_t i) {
+  if (os_threads[i].joinable()) os_threads[i].join();  // retired: its loop has ended
+  processors[i].phase_.store(Processor::Phase::active, std::memory_order_release);
+  live.fetch_add(1, std::memory_order_seq_cst);
+  try {
+    os_threads[i] = std::thread([this, i] {
+      std::string thread_name = (name + "-" + std::to_string(i)).substr(0, 15);
+      pthread_setname_np(pthread_self(), thread_name.c_str());
+      processor_main(processors[i]);
+    });
+  } catch (...) {
+    processors[i].phase_.store(Processor::Phase::retired, std::memory_order_release);
+    live.fetch_sub(1, std::memory_order_seq_cst);
+    throw;
+  }
+}
+
+void RuntimeImpl::resize_pool() {
+  // ThreadPool::attach may only run while no other method of the pool does: park the ready
+  // threads in a holding pool meanwhile, as replace_pool would.
+  Scheduler& s = *scheduler.load(std::memory_order_acquire);
+  auto holding = std::unique_ptr<ThreadPool>(std::make_unique<FifoPool>());
+  holding->attach(rt);
+  std::unique_ptr<ThreadPool> pool = std::exchange(s.owned_pool_, std::move(holding));
+  s.pool_.store(s.owned_pool_.get(), std::memory_order_release);
+  quiesce();
+  drain(*pool, *s.owned_pool_);
+  std::exception_ptr failed;
+  try {
+    pool->attach(rt);
+  } catch (...) {
+    failed = std::current_exception();
+  }
+  holding = std::exchange(s.owned_pool_, std::move(pool));
+  s.pool_.store(s.owned_pool_.get(), std::memory_order_release);
+  quiesce();
+  drain(*holding, *s.owned_pool_);
+  if (failed) std::rethrow_exception(failed);
+}
+
+void RuntimeImpl::set_processors(std::size_t n) {
+  if (n == 0) throw UsageError("set_processors(0): runtime '" + name + "' needs at least processor 0");
+  if (n > processors.capacity()) {
+    throw UsageError("set_processors(" + std::to_string(n) + "): runtime '" + name + "' can have at most " +
+                     std::to_string(processors.capacity()) + " processors");
+  }
+  std::lock_guard lock(replace_mutex);
+  std::lock_guard threads_lock(os_threads_mutex);
+  const std::size_t old = processors.active();
+  if (n == old) return;
+  replacing.fetch_add(1, std::memory_order_seq_cst);
+  struct Done {
+    RuntimeImpl& r;
+    ~Done() {
+      r.replacing.fetch_sub(1, std::memory_order_seq_cst);
+      r.wake_all();  // retiring processors leave their idle loop; the others look for work
+    }
+  } done{*this};
+  const bool started = processors_started && !stopping();
+  while (processors.made() < n) add_processor();
+  std::vector<std::size_t> to_start;
+  for (std::size_t i = old; i < n; ++i) {  // growing: reuse a retiring processor, else start one
+    auto retiring = Processor::Phase::retiring;
+    if (processors[i].phase_.compare_exchange_strong(retiring, Processor::Phase::active, std::memory_order_acq_rel)) {
+      continue;
+    }
+    processors[i].phase_.store(Processor::Phase::active, std::memory_order_release);
+    if (started) to_start.push_back(i);
+  }
+  for (std::size_t i = n; i < old; ++i) {  // shrinking: each leaves at its next dispatch
+    processors[i].phase_.store(started ? Processor::Phase::retiring : Processor::Phase::retired,
+                               std::memory_order_release);
+  }
+  processors.set_active(n);
+  resize_pool();
+  for (std::size_t i : to_start) start_processor(i);
+  logger->debug("runtime '{}': {} processors (were {})", name, n, old);
 }
 
 void RuntimeImpl::run_until_halt(Thread& main) {
@@ -498,21 +617,26 @@ void RuntimeImpl::run_until_halt(Thread& main) {
   stop_reason = nullptr;
   main_thread = &main;
   timers.start();
-  std::vector<std::thread> os_threads;
-  os_threads.reserve(processors.size());
-  try {
-    for (std::size_t i = 1; i < processors.size(); ++i) {
-      os_threads.emplace_back([this, i] {
-        std::string thread_name = (name + "-" + std::to_string(i)).substr(0, 15);
-        pthread_setname_np(pthread_self(), thread_name.c_str());
-        processor_main(*processors[i]);
-      });
+  {
+    std::lock_guard lock(os_threads_mutex);
+    processors.for_each([](Processor& p) { p.phase_.store(Processor::Phase::retired, std::memory_order_relaxed); });
+    processors[0].phase_.store(Processor::Phase::active, std::memory_order_relaxed);
+    live.store(1, std::memory_order_seq_cst);
+    processors_started = true;
+    try {
+      for (std::size_t i = 1; i < processors.active(); ++i) start_processor(i);
+    } catch (...) {
+      request_stop(std::current_exception());
     }
-  } catch (...) {
-    request_stop(std::current_exception());
   }
-  processor_main(*processors[0]);
-  for (auto& t : os_threads) t.join();
+  processor_main(processors[0]);
+  {
+    std::lock_guard lock(os_threads_mutex);  // set_processors starts no more threads
+    processors_started = false;
+    for (auto& t : os_threads) {
+      if (t.joinable()) t.join();
+    }
+  }
   timers.stop();
   main_thread = nullptr;
   abandon_survivors();
@@ -529,15 +653,15 @@ void RuntimeImpl::abandon_survivors() {
   // the runtime owns.
   std::vector<Thread*> survivors;
   auto collect = [&](Thread& t) { survivors.push_back(&t); };
-  for (auto& p : processors) p->state_->registry.for_each(collect);
+  processors.for_each([&](Processor& p) { p.state_->registry.for_each(collect); });
   external_registry.for_each(collect);
   if (survivors.empty()) return;
 
   ThreadPool& pool = scheduler.load(std::memory_order_acquire)->pool();
-  for (auto& p : processors) {
-    while (pool.get(*p) != nullptr) {
+  processors.for_each([&](Processor& p) {
+    while (pool.get(p) != nullptr) {
     }
-  }
+  });
   for (Thread* t : survivors) {
     if (SynchroObject* so = t->waiting_on_) {
       so->spin_lock();

@@ -4,6 +4,7 @@
 // halting and reporting.
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <exception>
@@ -11,6 +12,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <thread>
 #include <vector>
 
 #include <presto/errors.hpp>
@@ -21,6 +23,7 @@
 #include <presto/thread.hpp>
 
 #include "debug_anchor.hpp"
+#include "quantum_timer.hpp"
 #include "registry.hpp"
 #include "stack_allocator.hpp"
 #include "thread_cache.hpp"
@@ -40,6 +43,37 @@ struct ProcessorState {
   std::uint64_t next_id = 0;
   std::uint64_t id_limit = 0;
   std::atomic<std::uint64_t> recycled{0};
+  QuantumTimer* quantum_timer = nullptr;  // while the processor runs; paused while it parks
+};
+
+// The processors: slots made once and kept until the runtime dies (set_processors reuses
+// them), of which the first active() are the runtime's processors. Slots are added, and the
+// count changed, under RuntimeImpl::replace_mutex; anyone may read.
+class ProcessorSet {
+ public:
+  static constexpr std::size_t kMinCapacity = 1024;  // set_processors grows up to this (or more)
+
+  void reserve(std::size_t capacity) { slots_.resize(capacity); }  // once, before use
+  std::size_t capacity() const noexcept { return slots_.size(); }
+  std::size_t active() const noexcept { return active_.load(std::memory_order_acquire); }
+  std::size_t made() const noexcept { return made_.load(std::memory_order_acquire); }
+  Processor& operator[](std::size_t i) const noexcept { return *slots_[i]; }
+  void add(std::unique_ptr<Processor> p) noexcept {
+    const std::size_t i = made_.load(std::memory_order_relaxed);
+    slots_[i] = std::move(p);
+    made_.store(i + 1, std::memory_order_release);
+  }
+  void set_active(std::size_t n) noexcept { active_.store(n, std::memory_order_release); }
+  // f(Processor&) for every slot ever made (threads may still be registered on retired ones).
+  template <class F>
+  void for_each(F&& f) const {
+    for (std::size_t i = 0, n = made(); i < n; ++i) f(*slots_[i]);
+  }
+
+ private:
+  std::vector<std::unique_ptr<Processor>> slots_;  // never resized: readers need no lock
+  std::atomic<std::size_t> made_{0};
+  std::atomic<std::size_t> active_{0};
 };
 
 // The sleep_for object: threads sleeping on a timer wait here.
@@ -63,6 +97,7 @@ class RuntimeImpl {
   std::unique_ptr<ThreadPool> replace_pool(Scheduler& s, std::unique_ptr<ThreadPool> next);
   std::unique_ptr<Scheduler> replace_scheduler(std::unique_ptr<Scheduler> next);
   std::unique_ptr<Thread> set_thread_prototype(std::unique_ptr<Thread> next);
+  void set_processors(std::size_t n);
 
   // --- threads ------------------------------------------------------------------------
   Thread& make_thread(ThreadAttributes* attributes);  // nullptr: defaults
@@ -96,6 +131,7 @@ class RuntimeImpl {
   std::uint64_t seed = 0;
   std::size_t stack_size = 0;
   std::size_t idle_spin = 0;
+  std::chrono::microseconds quantum{0};  // in force (0: no preemption)
   // The logger's level was debug or lower when the runtime was made: log every dispatch.
   bool debug_logging = false;
 
@@ -105,7 +141,16 @@ class RuntimeImpl {
   std::unique_ptr<Thread> owned_prototype;
   std::atomic<std::uint32_t> generation{1};
   std::unique_ptr<Processor> processor_prototype;
-  std::vector<std::unique_ptr<Processor>> processors;
+  ProcessorSet processors;
+  // The OS threads of processors 1, 2, ... of this run (slot 0 unused: run()'s caller), joined
+  // when the run ends or their slot is started again. Guarded by os_threads_mutex (taken after
+  // replace_mutex), not replace_mutex itself: a thread replacing a component must not wait
+  // while run() starts processors.
+  std::mutex os_threads_mutex;
+  std::vector<std::thread> os_threads;
+  bool processors_started = false;  // os_threads run; guarded by os_threads_mutex
+  // Processors in this run's processor loop: idle ones are compared with it to halt.
+  std::atomic<std::size_t> live{0};
   std::mutex replace_mutex;
   RawSpinlock external_gate;   // OS threads entering the scheduler, pool or prototype
   Registry external_registry;  // threads started from OS threads
@@ -150,6 +195,11 @@ class RuntimeImpl {
   void quiesce() noexcept;  // every processor (and OS-thread caller) leaves its gate once
   void drain(ThreadPool& from, ThreadPool& to);
   void processor_main(Processor& p) noexcept;
+  void start_processor(std::size_t i);  // os_threads_mutex held, running
+  void resize_pool();  // replace_mutex held; after the processor count changed
+  bool try_retire(Processor& p) noexcept;
+  void add_processor();  // a new slot, made from the processor prototype
+  void release_caches(Processor& p) noexcept;
   void idle_loop(Processor& p);
   bool try_halt(Processor& p);
   void abandon_survivors();

@@ -1,5 +1,8 @@
 #include <presto/this_thread.hpp>
 
+#include <presto/errors.hpp>
+#include <presto/non_preemptable.hpp>
+
 #include <thread>
 
 #include <presto/processor.hpp>
@@ -26,6 +29,14 @@ void sleep_until(Clock::time_point deadline) {
   SynchroObject& timer = detail::RuntimeImpl::of(*me.runtime()).sleep_object;
   timer.spin_lock();
   timer.block_until(deadline);
+}
+
+void preemptable() {
+  if (detail::kCountPreemption && detail::tl_preempt_disabled == 0) {
+    throw UsageError(Thread::current().describe() +
+                     " called this_thread::preemptable() outside a nonpreemptable() region");
+  }
+  detail::preempt_enable();
 }
 
 Runtime* runtime() noexcept { return Runtime::current(); }

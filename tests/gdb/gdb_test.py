@@ -100,9 +100,10 @@ def check(condition, message):
         raise Failure(message)
 
 
-def run_checks(program, presto_py):
-    program_dir = os.path.dirname(os.path.abspath(program))
-    auto_load = ["add-auto-load-safe-path " + program_dir]
+def run_checks(program, presto_py, library):
+    # The script is embedded in the PRESTO library (a shared object): gdb loads it from there.
+    library_dir = os.path.dirname(os.path.abspath(library))
+    auto_load = ["add-auto-load-safe-path " + library_dir]
     first = gdb(program, "break presto_test_stop_here", "run", "info presto-threads", init=auto_load)
     reason = skip_reason(first)
     if reason:
@@ -150,9 +151,9 @@ def run_checks(program, presto_py):
 
 
 def main():
-    if len(sys.argv) != 3:
-        sys.exit("usage: gdb_test.py BLOCKED_THREADS_PROGRAM PRESTO_PY")
-    program, presto_py = sys.argv[1], sys.argv[2]
+    if len(sys.argv) != 4:
+        sys.exit("usage: gdb_test.py BLOCKED_THREADS_PROGRAM PRESTO_PY PRESTO_LIBRARY")
+    program, presto_py, library = sys.argv[1], sys.argv[2], sys.argv[3]
     if shutil.which("gdb") is None:
         print("SKIP: gdb is not installed (tools/setup installs it)")
         return SKIP
@@ -160,12 +161,12 @@ def main():
         print("SKIP: this gdb has no Python support")
         return SKIP
     try:
-        reason = run_checks(program, presto_py)
+        reason = run_checks(program, presto_py, library)
     except Failure as e:
         print("\n\n".join(TRANSCRIPTS))
         print("FAIL:", e)
         print("(rerun: gdb -nx -iex 'add-auto-load-safe-path %s' -ex 'break presto_test_stop_here' -ex run "
-              "-ex 'info presto-threads' %s)" % (os.path.dirname(os.path.abspath(program)), program))
+              "-ex 'info presto-threads' %s)" % (os.path.dirname(os.path.abspath(library)), program))
         return 1
     if reason:
         print("SKIP:", reason)

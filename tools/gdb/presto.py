@@ -8,7 +8,7 @@
 #
 # gdb loads it by itself from the program (the PRESTO library embeds it in the
 # .debug_gdb_scripts section) once the program is in the auto-load safe-path:
-#   gdb -iex 'add-auto-load-safe-path /path/to/program' program
+#   gdb -iex 'add-auto-load-safe-path /path/to/libpresto.so's/directory' program
 # or by hand: (gdb) source PREFIX/share/presto/gdb/presto.py
 #
 # It reads the program's debug information (build with -g; the default debugoptimized build
@@ -139,7 +139,13 @@ class PrestoRuntime:
         impl = impl_ptr.dereference()
         self.address = int(impl_ptr)
         self.name = _string(impl["name"])
-        self.processors = [_pointer(p).dereference() for p in _vector(impl["processors"])]
+        # A ProcessorSet: slots made once (set_processors reuses them), the first `active_` in
+        # use; threads may still be registered on a retired one, so every made slot is read.
+        processor_set = impl["processors"]
+        made = _integer(processor_set["made_"])
+        slot = processor_set["slots_"]["_M_impl"]["_M_start"]
+        self.processors = [_pointer((slot + i).dereference()).dereference() for i in range(made)]
+        self.active_processors = _integer(processor_set["active_"])
         registries = [_pointer(p["state_"]).dereference()["registry"] for p in self.processors]
         registries += [impl["external_registry"], impl["retained"]]
         state_names = {int(f.enumval): f.name.rsplit("::", 1)[-1]
@@ -204,7 +210,7 @@ thread) running it. Usage: info presto-threads"""
             return
         for rt in found:
             gdb.write("Runtime '%s' (RuntimeImpl 0x%x): %d processor(s), %d live thread(s)\n"
-                      % (rt.name, rt.address, len(rt.processors), len(rt.threads)))
+                      % (rt.name, rt.address, rt.active_processors, len(rt.threads)))
             gdb.write("  %4s  %-16s %-10s %-4s  %-18s  %s\n"
                       % ("Id", "Name", "State", "Proc", "Thread", "Waits on / runs on"))
             for t in rt.threads:

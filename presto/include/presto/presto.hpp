@@ -15,6 +15,7 @@
 #include <presto/main.hpp>
 #include <presto/monitor.hpp>
 #include <presto/parallel_for.hpp>
+#include <presto/non_preemptable.hpp>
 #include <presto/priority_pool.hpp>
 #include <presto/processor.hpp>
 #include <presto/runtime.hpp>

@@ -49,6 +49,8 @@ class Processor {
   Thread* current_thread() const noexcept { return current_; }
   // Threads this processor has dispatched so far.
   std::uint64_t dispatches() const noexcept { return dispatches_.load(std::memory_order_relaxed); }
+  // Threads this processor has preempted so far (RuntimeConfig::quantum).
+  std::uint64_t preemptions() const noexcept { return preemptions_.load(std::memory_order_relaxed); }
 
   // The processor of the calling OS thread, or nullptr on an OS thread that is not one.
   static Processor* current() noexcept;
@@ -65,7 +67,8 @@ class Processor {
   // True if a thread is ready or the run is ending: time to stop idling.
   bool work_available() const noexcept;
   // Sleeps without using CPU until work may be available (a thread became ready, the run
-  // ends). Returns at once if work is available already; may return spuriously.
+  // ends). Returns at once if work is available already; may return spuriously. The
+  // preemption timer (RuntimeConfig::quantum) is paused meanwhile.
   void park();
 
  private:
@@ -76,6 +79,9 @@ class Processor {
 
   // What the context that runs next must do for the one that just left (see Dispatch).
   enum class After : unsigned char { nothing, requeue, unlock, finish };
+  // Runtime::set_processors: a processor being removed retires at its next dispatch, unless
+  // it is added back first.
+  enum class Phase : unsigned char { active, retiring, retired };
 
   Runtime* runtime_ = nullptr;
   std::size_t index_ = 0;
@@ -94,7 +100,11 @@ class Processor {
   std::atomic<bool> in_gate_{false};
   unsigned gate_depth_ = 0;
   std::atomic<std::uint32_t> park_word_{0};
+  std::atomic<Phase> phase_{Phase::active};
   std::atomic<std::uint64_t> dispatches_{0};
+  std::atomic<std::uint64_t> preemptions_{0};
+  // dispatches_ when the quantum last expired, read and written by the quantum handler only.
+  std::uint64_t quantum_dispatches_ = 0;
   std::unique_ptr<detail::ProcessorState> state_;
 };
 

@@ -12,13 +12,14 @@
 // threads still alive at that point are abandoned (their stacks are discarded without
 // unwinding, as a process exit would). The first thread's own exception also ends the run.
 //
-// Environment (overrides RuntimeConfig): PRESTO_PROCESSORS=n, PRESTO_SEED=n,
+// Environment (overrides RuntimeConfig): PRESTO_PROCESSORS=n, PRESTO_SEED=n, PRESTO_QUANTUM_US=n,
 // PRESTO_LOG=trace|debug|info|warn|error|off (debug shows every dispatch decision).
 //
 // Lateral replacement: scheduler().replace_pool(), replace_scheduler() and
 // set_thread_prototype() install a new component while threads run and hand the old one back
 // once no processor can still be inside it (each processor passes through a safepoint).
 
+#include <chrono>
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
@@ -89,6 +90,14 @@ struct RuntimeConfig {
   // Polls of an idle processor before it parks (~1 us each on a 2020s x86 core): short waits
   // are caught without a futex round trip, long ones cost no CPU.
   std::size_t idle_spin = 256;
+  // Preemption: a thread that has run this long (one to two quanta: the check is a periodic
+  // tick) without giving up its processor is put back in the ready pool and the next ready thread runs (0: never).
+  // Never while it holds a Spinlock, is inside a NonPreemptable region or inside the runtime,
+  // or runs code of a shared library (libc, libstdc++, ...): then at the next quantum, or, for
+  // the first two, when it leaves them. Costs one signal per quantum of a busy processor.
+  // Needs presto as a shared library on x86-64 Linux and no sanitizer; else it stays off
+  // (Runtime::quantum() says so). See docs/design/runtime.md, "Preemption".
+  std::chrono::microseconds quantum{0};
 };
 
 // Runtime configurers: process-wide functions every Runtime constructor applies, in
@@ -128,6 +137,7 @@ struct RuntimeStats {
   std::uint64_t threads_created = 0;   // control blocks made through the prototype
   std::uint64_t threads_recycled = 0;  // forks that reused a control block
   std::uint64_t dispatches = 0;        // switches into threads, all processors
+  std::uint64_t preemptions = 0;       // threads preempted at the end of a quantum
   std::size_t unguarded_stacks = 0;    // stacks protected by a canary instead of a guard page
 };
 
@@ -192,6 +202,13 @@ class Runtime {
   std::unique_ptr<Thread> set_thread_prototype(std::unique_ptr<Thread> prototype);
 
   std::size_t processors() const noexcept;
+  // Grows or shrinks the set of processors to `n` (1 <= n <= max(1024, the initial count)),
+  // before or during run(), from any presto thread or OS thread; returns at once. New
+  // processors start now; a removed processor leaves at its next dispatch (a thread running on
+  // it moves to the ready pool at its next yield, sleep or preemption), and what it cached
+  // (stacks, control blocks) goes back to the shared allocators. No thread is lost. The pool
+  // is re-attached (ThreadPool::attach) with the new count. Processor 0, run()'s caller, stays.
+  void set_processors(std::size_t n);
   Processor& processor(std::size_t index) const;
   [[nodiscard]] KeepAlive keep_alive() noexcept;
   RuntimeStats stats() const;
@@ -204,6 +221,9 @@ class Runtime {
   std::uint64_t seed() const noexcept;
   const std::string& name() const noexcept;
   std::size_t default_stack_size() const noexcept;
+  // The preemption quantum in force: RuntimeConfig::quantum, or 0 if preemption is off or this
+  // process cannot preempt (see RuntimeConfig::quantum).
+  std::chrono::microseconds quantum() const noexcept;
   bool running() const noexcept;  // inside run()
 
   // Calls f(const Thread&) for every thread the runtime knows (live, or finished but still

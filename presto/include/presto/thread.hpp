@@ -250,6 +250,8 @@ class Thread : public SynchroObject {
   bool timed_out_ = false;
   // Locks and monitors held: a thread must not finish while it holds one.
   std::uint32_t locks_held_ = 0;
+  // Spinlocks and NonPreemptable regions of this thread while it is switched out (preemption).
+  std::uint32_t preempt_disabled_ = 0;
   // External threads: the waker sets it after its last access, so a woken OS thread never
   // exits (destroying this object) while its waker still touches it.
   std::atomic<bool> wake_acknowledged_{false};

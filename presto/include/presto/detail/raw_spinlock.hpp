@@ -1,11 +1,13 @@
 #pragma once
 // RawSpinlock: the non-virtual, one-byte spinlock PRESTO's own objects use internally.
 // presto::Spinlock (spinlock.hpp) is the overridable class for applications; both share
-// ttas_lock() so there is one acquisition algorithm.
+// ttas_lock() so there is one acquisition algorithm. Its holder (and a thread spinning for it)
+// is never preempted; a preemption that came meanwhile waits for the next quantum.
 
 #include <atomic>
 
 #include <presto/detail/cpu.hpp>
+#include <presto/detail/preempt_count.hpp>
 
 namespace presto::detail {
 
@@ -29,9 +31,20 @@ class RawSpinlock {
   RawSpinlock(const RawSpinlock&) = delete;
   RawSpinlock& operator=(const RawSpinlock&) = delete;
 
-  void lock() noexcept { ttas_lock(locked_); }
-  bool try_lock() noexcept { return ttas_try_lock(locked_); }
-  void unlock() noexcept { locked_.store(false, std::memory_order_release); }
+  void lock() noexcept {
+    preempt_disable();
+    ttas_lock(locked_);
+  }
+  bool try_lock() noexcept {
+    preempt_disable();
+    if (ttas_try_lock(locked_)) return true;
+    preempt_enable_quietly();
+    return false;
+  }
+  void unlock() noexcept {
+    locked_.store(false, std::memory_order_release);
+    preempt_enable_quietly();
+  }
   bool is_locked() const noexcept { return locked_.load(std::memory_order_relaxed); }
 
  private:

@@ -1,0 +1,126 @@
+// Runtime::set_processors: the set of processors grows and shrinks while threads run, no
+// thread is lost, the pool follows (per-processor pools re-attach), and a thread running on a
+// removed processor moves off at its next dispatch.
+
+#include <atomic>
+#include <thread>
+#include <vector>
+
+#include "test_support.hpp"
+
+using namespace presto;
+
+namespace {
+
+// Yields until `done()` or `limit` yields have passed (new OS threads may take a while to get
+// a core on a loaded machine); true if done.
+template <class F>
+bool yield_until(F&& done, long limit = 20'000'000) {
+  for (long i = 0; i < limit; ++i) {
+    if (done()) return true;
+    this_thread::yield();
+  }
+  return done();
+}
+
+}  // namespace
+
+TEST_CASE("set_processors grows 1 to 4 to 2 to 1 while threads run", "[processors]") {
+  auto pool = GENERATE(test::PoolKind::local_queue, test::PoolKind::fifo, test::PoolKind::shuffle);
+  INFO((test::Config{1, pool}));
+  const int threads = 16, rounds = static_cast<int>(test::scaled(4000));
+  test::Record record;
+  Runtime rt{test::runtime_config({1, pool})};
+  std::atomic<std::size_t> highest{0};  // highest processor index a worker ran on
+  const long total = rt.run([&] {
+    Lock lock{"total"};
+    long sum = 0;
+    std::atomic<int> finished{0};
+    std::vector<JoinHandle<void>> hs;
+    for (int t = 0; t < threads; ++t) {
+      hs.push_back(fork([&] {
+        for (int r = 0; r < rounds; ++r) {
+          {
+            std::scoped_lock guard{lock};
+            ++sum;
+          }
+          const std::size_t here = Processor::current()->index();
+          std::size_t seen = highest.load();
+          while (here > seen && !highest.compare_exchange_weak(seen, here)) {
+          }
+          this_thread::yield();
+        }
+        finished.fetch_add(1);
+      }));
+    }
+    for (std::size_t n : {4, 2, 1, 3, 1}) {
+      rt.set_processors(n);
+      record.expect(rt.processors() == n && rt.stats().processors == n, "the processor count follows set_processors");
+      if (n == 4) {
+        record.expect(yield_until([&] { return highest.load() >= 1 || finished.load() == threads; }),
+                      "an added processor ran a thread");
+      }
+      for (int i = 0; i < 200; ++i) this_thread::yield();
+    }
+    for (auto& h : hs) h.join();
+    return sum;
+  });
+  PRESTO_CHECK_RECORD(record);
+  CHECK(total == long{threads} * rounds);
+  CHECK(rt.processors() == 1);
+  CHECK(rt.stats().processors == 1);
+  test::check_no_leaks(rt);
+}
+
+TEST_CASE("a thread on a removed processor moves off at its next yield", "[processors]") {
+  auto pool = GENERATE(test::PoolKind::local_queue, test::PoolKind::fifo, test::PoolKind::shuffle);
+  INFO((test::Config{2, pool}));
+  Runtime rt{test::runtime_config({2, pool})};
+  struct Seen {
+    bool reached_1 = false;
+    std::size_t after = 99;
+  };
+  const Seen seen = rt.run([&] {
+    Seen s;
+    // Get onto processor 1 (others may take us there when they steal or pick from the pool).
+    s.reached_1 = yield_until([] { return Processor::current()->index() == 1; });
+    rt.set_processors(1);
+    this_thread::yield();
+    s.after = Processor::current()->index();
+    return s;
+  });
+  if (seen.reached_1) CHECK(seen.after == 0);
+  CHECK(rt.processors() == 1);
+  test::check_no_leaks(rt);
+}
+
+TEST_CASE("set_processors from an OS thread outside the runtime, and before run()", "[processors]") {
+  Runtime rt{test::runtime_config({1, test::PoolKind::local_queue})};
+  rt.set_processors(3);
+  CHECK(rt.processors() == 3);
+  std::atomic<bool> shrunk{false};
+  const bool ok = rt.run([&] {
+    bool all = Processor::current()->runtime().processors() == 3;
+    std::thread outside([&] {
+      rt.set_processors(2);
+      shrunk = true;
+    });
+    all = yield_until([&] { return shrunk.load(); }) && all;
+    outside.join();
+    std::vector<JoinHandle<int>> hs;
+    for (int i = 0; i < 32; ++i) hs.push_back(fork([i] { return i; }));
+    int sum = 0;
+    for (auto& h : hs) sum += h.join();
+    return all && sum == 31 * 32 / 2;
+  });
+  CHECK(ok);
+  CHECK(rt.processors() == 2);
+  test::check_no_leaks(rt);
+}
+
+TEST_CASE("set_processors(0) and beyond the limit are UsageErrors naming the runtime", "[processors]") {
+  Runtime rt{{.processors = 1, .name = "sized"}};
+  CHECK_THROWS_AS(rt.set_processors(0), UsageError);
+  CHECK_THROWS_WITH(rt.set_processors(1'000'000), Catch::Contains("'sized'"));
+  CHECK(rt.processors() == 1);
+}
