@@ -8,7 +8,7 @@
 #
 # gdb loads it by itself from the program (the PRESTO library embeds it in the
 # .debug_gdb_scripts section) once the program is in the auto-load safe-path:
-#   gdb -iex 'add-auto-load-safe-path /path/to/libpresto.so's/directory' program
+#   gdb -iex 'add-auto-load-safe-path /directory/of/libpresto.so' program
 # or by hand: (gdb) source PREFIX/share/presto/gdb/presto.py
 #
 # It reads the program's debug information (build with -g; the default debugoptimized build
