@@ -110,14 +110,21 @@ TEST_CASE("replace_scheduler installs a scheduler that sees every later dispatch
   long picks = 0;
   std::string old_name;
   rt.run([&] {
+    // The threads start under the old scheduler but cannot finish before the new one is in:
+    // each waits for a permit released after the replacement, so each is dispatched again
+    // through the new scheduler (whatever the machine's load does to the timing).
+    Semaphore go{0, "go"};
     std::vector<JoinHandle<void>> hs;
-    for (int i = 0; i < 20; ++i) hs.push_back(fork([] {
+    for (int i = 0; i < 20; ++i) hs.push_back(fork([&go] {
+      this_thread::yield();
+      go.acquire();
       for (int k = 0; k < 20; ++k) this_thread::yield();
     }));
     auto counting = std::make_unique<CountingScheduler>();
     CountingScheduler* c = counting.get();
     auto old = this_thread::runtime()->replace_scheduler(std::move(counting));
     old_name = std::string(old->name());
+    go.release(20);
     for (auto& h : hs) h.join();
     picks = c->picks.load();
   });
