@@ -12,7 +12,6 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <fstream>
 #include <string>
 #include <vector>
 
@@ -78,13 +77,6 @@ bench::Result with_cores(const char* what, F&& f) {
   return r;
 }
 
-double load_average() {
-  std::ifstream f("/proc/loadavg");
-  double l = -1;
-  f >> l;
-  return l;
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -107,7 +99,7 @@ int main(int argc, char** argv) {
   const int reps = quick ? 3 : 5;
   const double events = quick ? 40000 : 200000;
   std::printf("# load average at start: %.2f (this machine's other load distorts multi-processor ratios)\n",
-              load_average());
+              bench::load_average());
 
   // Headline: ROSS-like PHOLD, 16 LPs, 4 events each, lookahead 1, mean 1, remote 0.25.
   PholdConfig m{.processes = 16, .population = 4, .lookahead = 1.0, .mean = 1.0, .remote = 0.25};
@@ -178,6 +170,6 @@ int main(int argc, char** argv) {
     }
   }
   if (out != nullptr) std::fclose(out);
-  std::printf("# load average at end: %.2f\n", load_average());
+  std::printf("# load average at end: %.2f\n", bench::load_average());
   return 0;
 }

@@ -28,14 +28,13 @@
 #include <thread>
 #include <vector>
 
-#include <sys/resource.h>
-
 #include <presto/runtime.hpp>
 #include <presto/thread_management.hpp>
 
 #include "../support/harness.hpp"
 
 using presto::bench::Result;
+namespace bench = presto::bench;
 using Clock = std::chrono::steady_clock;
 
 namespace {
@@ -50,24 +49,6 @@ struct Options {
   int repetitions = 5;
   std::string csv;
 };
-
-double load_average() {
-  double l = 0;
-  if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
-    if (std::fscanf(f, "%lf", &l) != 1) l = 0;
-    std::fclose(f);
-  }
-  return l;
-}
-
-// CPU time of the whole process (every processor, spinning included), in ns: unlike wall
-// time it does not grow when a loaded machine makes the processors wait for a core.
-double cpu_ns() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return 1e9 * static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         1e3 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
-}
 
 double ns(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double, std::nano>(b - a).count(); }
 
@@ -121,12 +102,12 @@ struct Case {
     chain.limit = threads;
     chain.work = work;
     Clock::time_point begin;
-    const double c0 = cpu_ns();
+    const double c0 = bench::process_cpu_ns();
     rt->run([&] {
       begin = Clock::now();
       for (std::size_t i = 0; i < processors; ++i) presto::fork(&Chain::step, &chain).detach();
     });
-    const double c1 = cpu_ns();
+    const double c1 = bench::process_cpu_ns();
     if (keep) {
       per_thread.push_back(ns(begin, chain.end) / static_cast<double>(threads + processors));
       cpu_per_thread.push_back((c1 - c0) / static_cast<double>(threads + processors));
@@ -164,18 +145,6 @@ Result std_thread_latency(const Options& o) {
     samples.push_back(ns(before, started));
   }
   return summarize("start_latency", "std::thread", 1, 1, std::move(samples));
-}
-
-std::vector<std::size_t> parse_list(const char* text) {
-  std::vector<std::size_t> out;
-  for (const char* p = text; *p != 0;) {
-    char* end = nullptr;
-    unsigned long v = std::strtoul(p, &end, 10);
-    if (end == p || v == 0) throw std::runtime_error(std::string("bad processor list '") + text + "'");
-    out.push_back(v);
-    p = *end == ',' ? end + 1 : end;
-  }
-  return out;
 }
 
 std::vector<presto::ThreadManagement> parse_alternatives(const std::string& text) {
@@ -224,7 +193,7 @@ int main(int argc, char** argv) {
         usage();
         return 0;
       } else if (a == "--processors") {
-        o.processors = parse_list(value());
+        o.processors = bench::parse_processor_list(value());
       } else if (a == "--alternatives") {
         o.alternatives = parse_alternatives(value());
       } else if (a == "--work") {
@@ -249,17 +218,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "thread_management: %s\n", e.what());
     return 2;
   }
-  if (o.processors.empty()) {
-    const std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
-    for (std::size_t p = 1; p < hw; p *= 2) o.processors.push_back(p);
-    o.processors.push_back(hw);
-  }
+  if (o.processors.empty()) o.processors = bench::default_processor_counts();
   if (o.threads == 0 || o.latency == 0 || o.repetitions <= 0) {
     std::fprintf(stderr, "thread_management: counts must be positive\n");
     return 2;
   }
 
-  const double load_before = load_average();
+  const double load_before = bench::load_average();
   // Every case's repetitions are interleaved (one of each in turn), so that a change in the
   // machine's load while the benchmark runs falls on all of them alike.
   std::vector<Case> rows;
@@ -273,7 +238,7 @@ int main(int argc, char** argv) {
   }
   for (Case& c : rows) c.summarize_all(o.threads);
   const Result os_thread = std_thread_latency(o);
-  const double load_after = load_average();
+  const double load_after = bench::load_average();
   const bool loaded = std::max(load_before, load_after) > 2.0;
 
   std::printf("\nnull threads (work %llu): %llu per repetition, median of %d; start latency: median of %llu; "

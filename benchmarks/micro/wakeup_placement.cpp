@@ -26,8 +26,6 @@
 #include <thread>
 #include <vector>
 
-#include <sys/resource.h>
-
 #include <presto/channels/channels.hpp>
 #include <presto/presto.hpp>
 
@@ -35,6 +33,7 @@
 
 using presto::LocalQueuePool;
 using presto::bench::Result;
+namespace bench = presto::bench;
 using Placement = LocalQueuePool::Placement;
 
 namespace {
@@ -48,34 +47,6 @@ struct Options {
   std::uint64_t work = 4;
   int repetitions = 5;
 };
-
-const char* name(Placement p) {
-  switch (p) {
-    case Placement::waker: return "waker";
-    case Placement::last: return "last";
-    case Placement::shortest: return "shortest";
-    case Placement::random: return "random";
-  }
-  return "?";
-}
-
-double load_average() {
-  double l = 0;
-  if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
-    if (std::fscanf(f, "%lf", &l) != 1) l = 0;
-    std::fclose(f);
-  }
-  return l;
-}
-
-// CPU time of the whole process (every processor, spinning included), in ns: unlike wall
-// time it does not grow when a loaded machine makes the processors wait for a core.
-double cpu_ns() {
-  rusage u{};
-  getrusage(RUSAGE_SELF, &u);
-  return 1e9 * static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
-         1e3 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
-}
 
 void compute(std::uint64_t n) {
   for (std::uint64_t k = 0; k < n; ++k) asm volatile("" ::"r"(k));
@@ -146,14 +117,14 @@ struct Case {
 
   // One repetition; `keep`: record it (false: a warm-up).
   void once(const Options& o, bool keep) {
-    const double c0 = cpu_ns();
+    const double c0 = bench::process_cpu_ns();
     const auto t0 = std::chrono::steady_clock::now();
     const bool ok = rt->run([&] { return workload == "bm" ? bm(o) : ring(o); });
     const auto t1 = std::chrono::steady_clock::now();
-    const double c1 = cpu_ns();
+    const double c1 = bench::process_cpu_ns();
     if (!ok) {
       std::fprintf(stderr, "wakeup_placement: %s under %s on %zu processors delivered a wrong message\n",
-                   workload.c_str(), name(placement), processors);
+                   workload.c_str(), std::string(presto::to_string(placement)).c_str(), processors);
       std::exit(1);
     }
     if (keep) {
@@ -167,24 +138,12 @@ struct Case {
     std::sort(per_message.begin(), per_message.end());
     std::sort(cpu_per_message.begin(), cpu_per_message.end());
     cpu_median = cpu_per_message[cpu_per_message.size() / 2];
-    Result r{workload, name(placement), processors, messages(o), per_message[per_message.size() / 2],
+    Result r{workload, std::string(presto::to_string(placement)), processors, messages(o), per_message[per_message.size() / 2],
              per_message.front(), per_message.back(), static_cast<int>(per_message.size()), o.work};
     presto::bench::print_json(r);
     return r;
   }
 };
-
-std::vector<std::size_t> parse_list(const char* text) {
-  std::vector<std::size_t> out;
-  for (const char* p = text; *p != 0;) {
-    char* end = nullptr;
-    unsigned long v = std::strtoul(p, &end, 10);
-    if (end == p || v == 0) throw std::runtime_error(std::string("bad processor list '") + text + "'");
-    out.push_back(v);
-    p = *end == ',' ? end + 1 : end;
-  }
-  return out;
-}
 
 void usage() {
   std::printf(
@@ -212,7 +171,7 @@ int main(int argc, char** argv) {
         usage();
         return 0;
       } else if (a == "--processors") {
-        o.processors = parse_list(value());
+        o.processors = bench::parse_processor_list(value());
       } else if (a == "--messages") {
         o.messages = std::strtoull(value(), nullptr, 10);
       } else if (a == "--work") {
@@ -230,17 +189,13 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "wakeup_placement: %s\n", e.what());
     return 2;
   }
-  if (o.processors.empty()) {
-    const std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
-    for (std::size_t p = 1; p < hw; p *= 2) o.processors.push_back(p);
-    o.processors.push_back(hw);
-  }
+  if (o.processors.empty()) o.processors = bench::default_processor_counts();
   if (o.messages == 0 || o.repetitions <= 0) {
     std::fprintf(stderr, "wakeup_placement: counts must be positive\n");
     return 2;
   }
   const Placement all[] = {Placement::waker, Placement::last, Placement::shortest, Placement::random};
-  const double load_before = load_average();
+  const double load_before = bench::load_average();
   // Repetitions are interleaved (one of each case in turn), so that a change in the machine's
   // load while the benchmark runs falls on every placement alike.
   std::vector<Case> cases;
@@ -255,7 +210,7 @@ int main(int argc, char** argv) {
   }
   std::vector<Result> results;
   for (Case& c : cases) results.push_back(c.summarize(o));
-  const double load_after = load_average();
+  const double load_after = bench::load_average();
   std::printf("\n%llu messages per pair/ring thread, work %llu, median of %d; %u hardware threads; load average "
               "%.2f -> %.2f%s\n",
               static_cast<unsigned long long>(o.messages), static_cast<unsigned long long>(o.work), o.repetitions,

@@ -21,8 +21,12 @@
 #include <cstdlib>
 #include <functional>
 #include <optional>
+#include <stdexcept>
 #include <string>
+#include <thread>
 #include <vector>
+
+#include <sys/resource.h>
 
 namespace presto::bench {
 
@@ -40,6 +44,48 @@ struct Result {
 
   double spread_pct() const { return median_ns > 0 ? 100.0 * (max_ns - min_ns) / median_ns : 0; }
 };
+
+// The machine's 1-minute load average (0 if unreadable): benchmarks print it, since a loaded
+// machine distorts multi-processor figures.
+inline double load_average() {
+  double l = 0;
+  if (std::FILE* f = std::fopen("/proc/loadavg", "r")) {
+    if (std::fscanf(f, "%lf", &l) != 1) l = 0;
+    std::fclose(f);
+  }
+  return l;
+}
+
+// CPU time of the whole process (every processor, spinning included), in ns: unlike wall
+// time it does not grow when a loaded machine makes the processors wait for a core.
+inline double process_cpu_ns() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return 1e9 * static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         1e3 * static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec);
+}
+
+// "1,2,4" -> {1, 2, 4}; std::runtime_error on an empty, zero or malformed entry.
+inline std::vector<std::size_t> parse_processor_list(const char* text) {
+  std::vector<std::size_t> out;
+  for (const char* p = text; *p != 0;) {
+    char* end = nullptr;
+    unsigned long v = std::strtoul(p, &end, 10);
+    if (end == p || v == 0) throw std::runtime_error(std::string("bad processor list '") + text + "'");
+    out.push_back(v);
+    p = *end == ',' ? end + 1 : end;
+  }
+  return out;
+}
+
+// 1, 2, 4, ... below the hardware threads, then the hardware threads themselves.
+inline std::vector<std::size_t> default_processor_counts() {
+  std::vector<std::size_t> out;
+  const std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
+  for (std::size_t p = 1; p < hw; p *= 2) out.push_back(p);
+  out.push_back(hw);
+  return out;
+}
 
 inline void print_json(const Result& r, std::FILE* out = stdout) {
   std::fprintf(out,
