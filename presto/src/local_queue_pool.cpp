@@ -7,6 +7,16 @@
 
 namespace presto {
 
+std::string_view to_string(LocalQueuePool::Placement placement) noexcept {
+  switch (placement) {
+    case LocalQueuePool::Placement::waker: return "waker";
+    case LocalQueuePool::Placement::last: return "last";
+    case LocalQueuePool::Placement::shortest: return "shortest";
+    case LocalQueuePool::Placement::random: return "random";
+  }
+  return "?";
+}
+
 LocalQueuePool::~LocalQueuePool() = default;
 
 std::string_view LocalQueuePool::name() const noexcept {

@@ -17,16 +17,6 @@ using Placement = LocalQueuePool::Placement;
 
 namespace {
 
-const char* name(Placement p) {
-  switch (p) {
-    case Placement::waker: return "waker";
-    case Placement::last: return "last";
-    case Placement::shortest: return "shortest";
-    case Placement::random: return "random";
-  }
-  return "?";
-}
-
 std::vector<std::size_t> lengths(const LocalQueuePool& pool, std::size_t n) {
   std::vector<std::size_t> out;
   for (std::size_t i = 0; i < n; ++i) out.push_back(pool.queued(i));
@@ -47,7 +37,7 @@ void probe(Runtime& rt, Placement placement, Thread& ran, presto::test::Record& 
   Processor& here = *Processor::current();
   const std::size_t me = here.index();
   const std::size_t last = ran.processor()->index();
-  const std::string where = std::string(name(placement)) + " on processor " + std::to_string(me) + " of " +
+  const std::string where = std::string(to_string(placement)) + " on processor " + std::to_string(me) + " of " +
                             std::to_string(n) + ": ";
   LocalQueuePool pool{placement};
   pool.attach(rt);
@@ -113,7 +103,7 @@ void probe(Runtime& rt, Placement placement, Thread& ran, presto::test::Record& 
 TEST_CASE("each placement puts a ready thread where it says", "[alternatives][placement]") {
   auto placement = GENERATE(Placement::waker, Placement::last, Placement::shortest, Placement::random);
   auto processors = GENERATE(as<std::size_t>{}, 1, 2, 4);
-  INFO(name(placement) << ", " << processors << " processor(s), seed " << presto::test::seed());
+  INFO(to_string(placement) << ", " << processors << " processor(s), seed " << presto::test::seed());
   Runtime rt{{.processors = processors, .seed = presto::test::seed()}};
   presto::test::Record record;
   std::atomic<std::size_t> probes{0};
@@ -140,13 +130,8 @@ TEST_CASE("each placement puts a ready thread where it says", "[alternatives][pl
 
 TEST_CASE("every placement conforms", "[alternatives][placement][conformance]") {
   auto placement = GENERATE(Placement::last, Placement::shortest, Placement::random);
-  INFO(name(placement) << ", seed " << presto::test::seed());
-  presto::testing::PoolConformanceOptions o;
-  o.threads = presto::test::scaled(2000);
-  o.pairs = presto::test::scaled(64);
-  o.rounds = presto::test::scaled(200);
-  o.replacements = presto::test::scaled(100);
-  o.seed = presto::test::seed();
+  INFO(to_string(placement) << ", seed " << presto::test::seed());
+  const presto::testing::PoolConformanceOptions o = presto::test::conformance_options();
   CHECK_NOTHROW(presto::testing::check_pool_conformance(
       [placement] { return std::make_unique<LocalQueuePool>(placement); }, o));
 }
@@ -154,7 +139,7 @@ TEST_CASE("every placement conforms", "[alternatives][placement][conformance]") 
 TEST_CASE("placements run a ping-pong ring of monitors to the same result", "[alternatives][placement]") {
   auto placement = GENERATE(Placement::waker, Placement::last, Placement::shortest, Placement::random);
   auto processors = GENERATE(as<std::size_t>{}, 1, 2, 4);
-  INFO(name(placement) << ", " << processors << " processor(s), seed " << presto::test::seed());
+  INFO(to_string(placement) << ", " << processors << " processor(s), seed " << presto::test::seed());
   Runtime rt{{.processors = processors, .pool = std::make_unique<LocalQueuePool>(placement),
               .seed = presto::test::seed()}};
   const std::size_t ring = 16;

@@ -16,16 +16,6 @@ using namespace presto;
 
 namespace {
 
-presto::testing::PoolConformanceOptions options() {
-  presto::testing::PoolConformanceOptions o;
-  o.threads = presto::test::scaled(2000);
-  o.pairs = presto::test::scaled(64);
-  o.rounds = presto::test::scaled(200);
-  o.replacements = presto::test::scaled(100);
-  o.seed = presto::test::seed();
-  return o;
-}
-
 // A binary tree of forks `depth` deep; returns the number of threads it made.
 long tree(int depth) {
   if (depth == 0) return 1;
@@ -43,7 +33,7 @@ TEST_CASE("the alternatives' pools conform", "[alternatives][conformance]") {
     if (which == "single-lock") return std::make_unique<SingleLockPool>();
     return std::make_unique<IdleQueuePool>();
   };
-  CHECK_NOTHROW(presto::testing::check_pool_conformance(make, options()));
+  CHECK_NOTHROW(presto::testing::check_pool_conformance(make, presto::test::conformance_options()));
 }
 
 TEST_CASE("every alternative runs fork/join workloads on 1, 2 and 4 processors", "[alternatives]") {

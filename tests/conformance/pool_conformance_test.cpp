@@ -52,33 +52,25 @@ class LossyPool final : public presto::ThreadPool {
   std::atomic<int> puts_{0};
 };
 
-presto::testing::PoolConformanceOptions options() {
-  presto::testing::PoolConformanceOptions o;
-  o.threads = presto::test::scaled(2000);
-  o.pairs = presto::test::scaled(64);
-  o.rounds = presto::test::scaled(200);
-  o.replacements = presto::test::scaled(100);
-  o.seed = presto::test::seed();
-  return o;
-}
-
 }  // namespace
 
 TEST_CASE("every built-in pool conforms", "[conformance]") {
   auto kind = GENERATE(presto::test::PoolKind::fifo, presto::test::PoolKind::lifo, presto::test::PoolKind::priority,
                        presto::test::PoolKind::local_queue, presto::test::PoolKind::shuffle);
   INFO(presto::test::name(kind) << " pool, seed " << presto::test::seed());
-  CHECK_NOTHROW(presto::testing::check_pool_conformance([kind] { return presto::test::make_pool(kind); }, options()));
+  CHECK_NOTHROW(presto::testing::check_pool_conformance([kind] { return presto::test::make_pool(kind); },
+                                                        presto::test::conformance_options()));
 }
 
 TEST_CASE("a user's pool conforms", "[conformance]") {
-  CHECK_NOTHROW(presto::testing::check_pool_conformance([] { return std::make_unique<OldestFirstPool>(); }, options()));
+  CHECK_NOTHROW(presto::testing::check_pool_conformance([] { return std::make_unique<OldestFirstPool>(); },
+                                                        presto::test::conformance_options()));
 }
 
 TEST_CASE("the harness catches a pool that loses threads", "[conformance]") {
   // Lost threads never run: their joiners stay blocked, so the run ends in a Deadlock, which
   // the harness reports as its failure.
-  presto::testing::PoolConformanceOptions o = options();
+  presto::testing::PoolConformanceOptions o = presto::test::conformance_options();
   o.processors = {1};
   CHECK_THROWS_WITH(presto::testing::check_exactly_once([] { return std::make_unique<LossyPool>(); }, 1, o, o.seed),
                     Catch::Matchers::Contains("check 'exactly_once' failed") &&

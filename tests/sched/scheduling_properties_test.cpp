@@ -138,12 +138,7 @@ TEST_CASE("set_affinity on a running thread takes effect when it next becomes re
 }
 
 TEST_CASE("the earliest-deadline-first pool conforms", "[sched][edf]") {
-  presto::testing::PoolConformanceOptions o;
-  o.threads = presto::test::scaled(1000);
-  o.pairs = presto::test::scaled(32);
-  o.rounds = presto::test::scaled(100);
-  o.replacements = presto::test::scaled(50);
-  o.seed = presto::test::seed();
+  const presto::testing::PoolConformanceOptions o = presto::test::conformance_options(2);
   INFO("seed " << o.seed);
   CHECK_NOTHROW(presto::testing::check_pool_conformance([] { return std::make_unique<EdfPool>(); }, o));
 }

@@ -18,6 +18,7 @@
 #include <catch2/catch.hpp>
 
 #include <presto/presto.hpp>
+#include <presto/testing/pool_conformance.hpp>
 
 namespace presto::test {
 
@@ -61,6 +62,18 @@ inline std::size_t scaled(std::size_t n) {
     return env != nullptr ? std::max<std::size_t>(1, std::stoul(env)) : std::size_t{1};
   }();
   return std::max<std::size_t>(1, n / divisor);
+}
+
+// The pool conformance harness's workload for the test suites, scaled, with the test
+// process's seed; `divisor` shrinks it further (for pools slower to drive).
+inline presto::testing::PoolConformanceOptions conformance_options(std::size_t divisor = 1) {
+  presto::testing::PoolConformanceOptions o;
+  o.threads = scaled(2000 / divisor);
+  o.pairs = scaled(64 / divisor);
+  o.rounds = scaled(200 / divisor);
+  o.replacements = scaled(100 / divisor);
+  o.seed = seed();
+  return o;
 }
 
 struct Config {

@@ -73,4 +73,7 @@ class LocalQueuePool final : public ThreadPool {
   std::atomic<std::uint64_t> random_{0};
 };
 
+// "waker", "last", "shortest" or "random".
+std::string_view to_string(LocalQueuePool::Placement placement) noexcept;
+
 }  // namespace presto
