@@ -8,16 +8,19 @@ Condition::~Condition() noexcept(false) { check_no_waiters(); }
 
 std::string Condition::describe() const { return SynchroObject::describe() + " of " + monitor_.describe(); }
 
-void Condition::check_owner(const Monitor::Entry* entry, const char* operation) const {
+// The hot check inline; the message, which needs the strings, out of line.
+inline void Condition::check_owner(const Monitor::Entry* entry, const char* operation) const {
+  if ((entry == nullptr || &entry->monitor() == &monitor_) && monitor_.held_by_current_thread()) [[likely]] return;
+  owner_error(entry, operation);
+}
+
+void Condition::owner_error(const Monitor::Entry* entry, const char* operation) const {
   if (entry != nullptr && &entry->monitor() != &monitor_) {
     throw UsageError(Thread::current().describe() + " called " + operation + " on " + describe() +
                      " with an entry of " + entry->monitor().describe());
   }
-  Thread& me = Thread::current();
-  if (monitor_.owner() != &me) {
-    throw UsageError(me.describe() + " called " + operation + " on " + describe() + " without holding " +
-                     monitor_.describe());
-  }
+  throw UsageError(Thread::current().describe() + " called " + operation + " on " + describe() + " without holding " +
+                   monitor_.describe());
 }
 
 void Condition::wait(Monitor::Entry& entry) {

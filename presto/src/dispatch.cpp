@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include <presto/local_queue_pool.hpp>
 #include <presto/runtime.hpp>
 #include <presto/scheduler.hpp>
 
@@ -36,6 +37,9 @@ inline void unpoison([[maybe_unused]] const Stack& s) noexcept {
 }
 }  // namespace
 
+// A thread's affinity as a number (Thread::kAnyProcessor: none), without an optional.
+PRESTO_INLINE std::size_t Dispatch::pinned_to(const Thread& t) noexcept { return t.affinity_.load(std::memory_order_relaxed); }
+
 PRESTO_INLINE bool Dispatch::must_leave(Processor& p) noexcept {
   return impl_of(p).stopping() || p.phase_.load(std::memory_order_relaxed) != Processor::Phase::active;
 }
@@ -45,7 +49,35 @@ PRESTO_INLINE Thread* Dispatch::next_for(Processor& p) {
   if (r.stopping() || p.phase_.load(std::memory_order_relaxed) != Processor::Phase::active) [[unlikely]] {
     return nullptr;  // the run ends, or p is being removed (Runtime::set_processors)
   }
-  return r.scheduler.load(std::memory_order_acquire)->next(p);
+  return scheduler_next(r, p);
+}
+
+// A plain Scheduler's next and ready are its pool's get and put; a waker-placement
+// LocalQueuePool's get and put on the calling processor p, when p's own queue serves (no pinned
+// thread waiting, a thread that is not pinned), are one queue operation. Everything else goes
+// through the virtual calls, so a subclass of either sees every call.
+PRESTO_INLINE Thread* Dispatch::scheduler_next(RuntimeImpl& r, Processor& p) {
+  Scheduler& s = *r.scheduler.load(std::memory_order_acquire);
+  if (!s.plain_) [[unlikely]] return s.next(p);
+  ThreadPool& pool = s.pool();
+  if (LocalQueuePool* local = pool.local_; local != nullptr && p.index_ < local->count_ && local->pinned_.size() == 0) [[likely]] {
+    if (Thread* t = local->queues_[p.index_].pop_front(); t != nullptr) [[likely]] return t;
+  }
+  return pool.get(p);
+}
+
+PRESTO_INLINE void Dispatch::scheduler_ready(RuntimeImpl& r, Processor& p, Thread& t) {
+  Scheduler& s = *r.scheduler.load(std::memory_order_acquire);
+  if (!s.plain_) [[unlikely]] {
+    s.ready(t);
+    return;
+  }
+  ThreadPool& pool = s.pool();
+  if (LocalQueuePool* local = pool.local_; local != nullptr && p.index_ < local->count_ && pinned_to(t) == Thread::kAnyProcessor) [[likely]] {
+    local->queues_[p.index_].push_back(t);
+    return;
+  }
+  pool.put(t);
 }
 
 std::size_t Dispatch::ready_count(Processor& p) noexcept {
@@ -256,11 +288,11 @@ PRESTO_INLINE void Dispatch::complete(Processor& p, void* from_context) noexcept
       from->context_.fctx = from_context;
       from->set_state(ThreadState::ready);
       try {
-        const std::optional<std::size_t> pinned = from->affinity();  // read while from is ours
-        impl_of(p).scheduler.load(std::memory_order_acquire)->ready(*from);
-        if (pinned && *pinned != p.index()) [[unlikely]] {
-          impl_of(p).wake_processor(*pinned);
-        } else if (p.current_ != nullptr && p.current_->affinity()) [[unlikely]] {
+        const std::size_t pinned = pinned_to(*from);  // read while from is ours
+        scheduler_ready(impl_of(p), p, *from);
+        if (pinned != Thread::kAnyProcessor && pinned != p.index()) [[unlikely]] {
+          impl_of(p).wake_processor(pinned);
+        } else if (p.current_ != nullptr && pinned_to(*p.current_) != Thread::kAnyProcessor) [[unlikely]] {
           // p took a pinned thread, whose wake-up may have gone to a processor that could not
           // run it and parked again: wake one for the thread that yielded in its place.
           impl_of(p).wake_if_needed();
@@ -336,7 +368,7 @@ void Dispatch::make_ready(Thread& t) {
   if (p != nullptr && &p->runtime() == t.runtime_) [[likely]] {
     enter(*p);
     try {
-      r.scheduler.load(std::memory_order_acquire)->ready(t);
+      scheduler_ready(r, *p, t);
     } catch (...) {
       leave(*p);
       throw;

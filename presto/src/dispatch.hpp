@@ -85,6 +85,11 @@ class Dispatch {
   // The run ends or p is being removed: its thread goes to the pool even if none is ready.
   static bool must_leave(Processor& p) noexcept;
   static Thread* next_for(Processor& p);
+  // Scheduler::next(p) and Scheduler::ready(t) on p, inline for the default components.
+  static Thread* scheduler_next(RuntimeImpl& r, Processor& p);
+  static void scheduler_ready(RuntimeImpl& r, Processor& p, Thread& t);
+  // t's affinity as a number (Thread::kAnyProcessor: none).
+  static std::size_t pinned_to(const Thread& t) noexcept;
   static Thread* next_or_stop(Processor& p) noexcept;
   static void switch_to(Processor& p, Thread* from, ExecutionContext& here, Thread* to);
   static void complete(Processor& p, void* from_context) noexcept;

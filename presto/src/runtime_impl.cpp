@@ -4,6 +4,7 @@
 #include <random>
 #include <sstream>
 #include <thread>
+#include <typeinfo>
 
 #include <pthread.h>
 
@@ -115,9 +116,14 @@ void RuntimeImpl::add_processor() {
   processors.add(std::move(p));
 }
 
+void RuntimeImpl::adopt(Scheduler& s) {
+  s.runtime_ = &rt;
+  s.plain_ = typeid(s) == typeid(Scheduler);
+  s.pool().attach(rt);
+}
+
 void RuntimeImpl::install() {
-  owned_scheduler->runtime_ = &rt;
-  owned_scheduler->pool().attach(rt);
+  adopt(*owned_scheduler);
   scheduler.store(owned_scheduler.get(), std::memory_order_release);
   prototype.store(owned_prototype.get(), std::memory_order_release);
   logger->info("runtime '{}': {} processor{}, scheduler '{}', pool '{}', {} KiB stacks, quantum {} us, seed {} (replay with PRESTO_SEED={})",
@@ -186,8 +192,7 @@ std::unique_ptr<Scheduler> RuntimeImpl::replace_scheduler(std::unique_ptr<Schedu
   if (!next) throw UsageError("replace_scheduler: the new scheduler is null");
   std::lock_guard lock(replace_mutex);
   replacing.fetch_add(1, std::memory_order_seq_cst);
-  next->runtime_ = &rt;
-  next->pool().attach(rt);
+  adopt(*next);
   std::unique_ptr<Scheduler> old = std::move(owned_scheduler);
   owned_scheduler = std::move(next);
   scheduler.store(owned_scheduler.get(), std::memory_order_release);

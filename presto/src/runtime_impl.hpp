@@ -90,6 +90,9 @@ class RuntimeImpl {
 
   // Finishes construction once `rt.impl_` is set (components may call back into rt).
   void install();
+  // Makes `s` this runtime's scheduler-to-be: its runtime, its pool attached, whether it is a
+  // plain presto::Scheduler (see Scheduler::plain_). Before it is published.
+  void adopt(Scheduler& s);
 
   static RuntimeImpl& of(const Runtime& rt) noexcept { return *rt.impl_; }
 

@@ -79,12 +79,6 @@ __attribute__((noinline, cold)) Thread& Thread::external() {
   return *tl_external;
 }
 
-__attribute__((noinline)) Thread& Thread::current() noexcept {
-  if (Processor* p = Processor::current(); p != nullptr && p->current_ != nullptr) [[likely]] {
-    return *p->current_;
-  }
-  return external();
-}
 
 std::string Thread::describe() const {
   const std::string& n = name().empty() ? std::string("<unnamed>") : name();

@@ -60,7 +60,9 @@ class Condition : public SynchroObject {
   std::string describe() const override;  // "condition 'nonempty' of monitor 'buffer'"
 
  private:
+  // UsageError unless the caller holds the monitor (and `entry`, if given, is of it).
   void check_owner(const Monitor::Entry* entry, const char* operation) const;
+  [[noreturn, gnu::cold]] void owner_error(const Monitor::Entry* entry, const char* operation) const;
 
   Monitor& monitor_;
 };

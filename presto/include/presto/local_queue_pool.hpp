@@ -39,7 +39,9 @@ class LocalQueuePool final : public ThreadPool {
  public:
   enum class Placement : unsigned char { waker, last, shortest, random };
 
-  explicit LocalQueuePool(Placement placement = Placement::waker) noexcept : placement_(placement) {}
+  explicit LocalQueuePool(Placement placement = Placement::waker) noexcept : placement_(placement) {
+    if (placement == Placement::waker) local_ = this;
+  }
   ~LocalQueuePool() override;
 
   void put(Thread& t) override;
@@ -55,6 +57,8 @@ class LocalQueuePool final : public ThreadPool {
   std::size_t queued(std::size_t index) const noexcept;
 
  private:
+  friend class detail::Dispatch;
+
   struct alignas(64) Queue : detail::LockedQueue {
     // Its processor is running a thread it got from this pool (for the shortest placement).
     std::atomic<bool> busy{false};

@@ -67,6 +67,9 @@ class Scheduler {
   friend class detail::RuntimeImpl;
 
   std::atomic<ThreadPool*> pool_{nullptr};
+  // This is a presto::Scheduler itself, not a subclass (set when installed): ready and next are
+  // the defaults, so the dispatch path goes straight to the pool.
+  bool plain_ = false;
   std::unique_ptr<ThreadPool> owned_pool_;
   Runtime* runtime_ = nullptr;
 };

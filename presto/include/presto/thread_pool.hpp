@@ -26,6 +26,11 @@ namespace presto {
 class Thread;
 class Processor;
 class Runtime;
+class LocalQueuePool;
+
+namespace detail {
+class Dispatch;
+}  // namespace detail
 
 class ThreadPool {
  public:
@@ -54,6 +59,14 @@ class ThreadPool {
   // processors changes, while no other method of this pool is running. Per-processor pools
   // size themselves here; seeded pools may take rt.seed().
   virtual void attach(const Runtime& rt) { (void)rt; }
+
+ private:
+  friend class LocalQueuePool;
+  friend class detail::Dispatch;
+  // Set by a LocalQueuePool with the waker placement, the default pool: the dispatch path then
+  // serves a processor's own queue with inline code instead of the virtual put and get (which
+  // it still calls for everything else: pinned threads, stealing, an empty queue).
+  LocalQueuePool* local_ = nullptr;
 };
 
 }  // namespace presto

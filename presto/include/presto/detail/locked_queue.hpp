@@ -13,8 +13,9 @@ namespace presto::detail {
 
 class LockedQueue {
  public:
+  // Inline everywhere: the dispatch path's queue operations are these.
   template <class T = Thread>
-  void push_back(T& t) {
+  [[gnu::always_inline]] void push_back(T& t) {
     std::lock_guard lock(lock_);
     queue_.push_back(t);
     publish_size();
@@ -25,7 +26,7 @@ class LockedQueue {
     queue_.push_front(t);
     publish_size();
   }
-  Thread* pop_front() noexcept {
+  [[gnu::always_inline]] Thread* pop_front() noexcept {
     if (size() == 0) return nullptr;  // look before locking
     std::lock_guard lock(lock_);
     Thread* t = queue_.pop_front();

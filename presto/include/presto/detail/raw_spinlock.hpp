@@ -14,11 +14,16 @@ namespace presto::detail {
 // Test-and-test-and-set with exponential backoff: one atomic exchange when free; while held,
 // waiters spin on a plain load of their cached copy and back off, so a release costs the
 // holder one cache miss per waiter instead of a storm of failed exchanges.
-inline void ttas_lock(std::atomic<bool>& word) noexcept {
-  while (word.exchange(true, std::memory_order_acquire)) {
+// Out of line: the uncontended lock is one exchange, inlined into the dispatch path.
+[[gnu::noinline, gnu::cold]] inline void ttas_lock_contended(std::atomic<bool>& word) noexcept {
+  do {
     Backoff backoff;
     while (word.load(std::memory_order_relaxed)) backoff.pause();
-  }
+  } while (word.exchange(true, std::memory_order_acquire));
+}
+
+[[gnu::always_inline]] inline void ttas_lock(std::atomic<bool>& word) noexcept {
+  if (word.exchange(true, std::memory_order_acquire)) [[unlikely]] ttas_lock_contended(word);
 }
 
 inline bool ttas_try_lock(std::atomic<bool>& word) noexcept {
@@ -31,7 +36,7 @@ class RawSpinlock {
   RawSpinlock(const RawSpinlock&) = delete;
   RawSpinlock& operator=(const RawSpinlock&) = delete;
 
-  void lock() noexcept {
+  [[gnu::always_inline]] void lock() noexcept {
     preempt_disable();
     ttas_lock(locked_);
   }
@@ -41,7 +46,7 @@ class RawSpinlock {
     preempt_enable_quietly();
     return false;
   }
-  void unlock() noexcept {
+  [[gnu::always_inline]] void unlock() noexcept {
     locked_.store(false, std::memory_order_release);
     preempt_enable_quietly();
   }
