@@ -51,6 +51,15 @@ class Dispatch {
 
   // On the current thread's own stack:
   static void yield(Thread& self);
+  // this_thread::yield() for `self`, the thread running on this processor: Thread::yield, which
+  // is this yield for a plain Thread, or the subclass's override.
+  static void yield_running(Thread& self) {
+    if (self.plain_) [[likely]] {
+      yield(self);
+    } else {
+      self.yield();
+    }
+  }
   static void block(Thread& self, SynchroObject& so);  // so's spinlock held
   [[noreturn]] static void finish(Thread& self) noexcept;
   // Preemption: as yield, for a thread that did not ask (quantum handler, pending preemption).

@@ -269,6 +269,7 @@ Thread& RuntimeImpl::make_thread(ThreadAttributes* given) {
 void RuntimeImpl::launch(Thread& t) {
   t.check_affinity(rt, t.affinity_.load(std::memory_order_relaxed));
   t.runtime_ = &rt;
+  t.plain_ = typeid(t) == typeid(Thread);
   Processor* p = Processor::current();
   if (p != nullptr && &p->runtime() != &rt) p = nullptr;
   if (p != nullptr) {

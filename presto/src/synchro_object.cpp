@@ -69,7 +69,11 @@ bool SynchroObject::forget(Thread& t) noexcept {
 void SynchroObject::block() {
   Thread& me = Thread::current();
   remember(me);  // UsageError (before sleeping) if it already waits somewhere
-  me.sleep(*this);
+  if (me.plain_) {
+    me.sleep_on(*this, nullptr);  // Thread::sleep, without the virtual call
+  } else {
+    me.sleep(*this);
+  }
 }
 
 bool SynchroObject::block_until(Clock::time_point deadline) {

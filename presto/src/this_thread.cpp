@@ -8,13 +8,14 @@
 #include <presto/processor.hpp>
 #include <presto/runtime.hpp>
 
+#include "dispatch.hpp"
 #include "runtime_impl.hpp"
 
 namespace presto::this_thread {
 
 void yield() {
   if (Processor* p = Processor::current(); p != nullptr && p->current_thread() != nullptr) [[likely]] {
-    p->current_thread()->yield();
+    detail::Dispatch::yield_running(*p->current_thread());
   } else {
     std::this_thread::yield();
   }

@@ -248,6 +248,8 @@ class Thread : public SynchroObject {
   bool handle_attached_ = false;  // forked: a JoinHandle may still join it
   bool joined_ = false;           // join() already returned (or detached)
   bool timed_out_ = false;
+  bool plain_ = false;            // of class Thread itself (set at launch): yield and sleep are
+                                  // the base versions, which the runtime then calls directly
   // Locks and monitors held: a thread must not finish while it holds one.
   std::uint32_t locks_held_ = 0;
   // Spinlocks and NonPreemptable regions of this thread while it is switched out (preemption).
