@@ -27,8 +27,8 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
 BEGIN, END = "<!-- results:begin (benchmarks/run.py writes this section) -->", "<!-- results:end -->"
 
-SYSTEMS = ["presto", "boost.context", "boost.fiber", "std", "go"]
-COLORS = {"presto": "#d62728", "boost.context": "#7f7f7f", "boost.fiber": "#1f77b4", "std": "#2ca02c",
+SYSTEMS = ["presto", "presto-lifo", "boost.context", "boost.fiber", "std", "go"]
+COLORS = {"presto": "#d62728", "presto-lifo": "#ff7f0e", "boost.context": "#7f7f7f", "boost.fiber": "#1f77b4", "std": "#2ca02c",
           "go": "#9467bd", "optimal": "#000000"}
 
 
@@ -264,7 +264,7 @@ def plots(ms, plot_dir):
 
     # Skynet: total time against processors.
     series = []
-    for system in ("presto", "boost.fiber", "go"):
+    for system in ("presto", "presto-lifo", "boost.fiber", "go"):
         s = curve("skynet", system, x="processors", y=lambda m: m["ns_per_op"] * m["operations"] / 1e6)
         if s:
             series.append((system, COLORS[system], s, False))
@@ -277,7 +277,7 @@ def plots(ms, plot_dir):
     # Thread-count scaling: skynet's cost per thread as the tree grows, on all processors.
     pmax = max((m["processors"] for m in ms if m["name"] == "skynet"), default=0)
     series = []
-    for system in ("presto", "boost.fiber", "go"):
+    for system in ("presto", "presto-lifo", "boost.fiber", "go"):
         s = curve("skynet", system, pmax, y=lambda m: m["ns_per_op"])
         if s:
             series.append((system, COLORS[system], s, False))

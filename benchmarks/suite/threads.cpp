@@ -1,6 +1,7 @@
 // Threads: fork + join of an empty thread, the paper's Table II (create and destroy 100,000
 // threads on 1..P processors) and skynet (a tree of threads, ten children per node, that
-// sums the leaves' numbers: 1,111,111 threads for 1,000,000 leaves), on 1..P processors and,
+// sums the leaves' numbers: 1,111,111 threads for 1,000,000 leaves; PRESTO with its default
+// pool in fifo order, "presto", and in lifo order, "presto-lifo"), on 1..P processors and,
 // on P, with 1,000x, 100x and 10x fewer leaves, at least 100 (the cost per thread as the count
 // grows; the smallest trees show the cost of starting and halting a run).
 
@@ -104,6 +105,14 @@ void skynet(Suite& s, std::size_t p, std::uint64_t leaves) {
   presto::Runtime rt{{.processors = p}};
   s.measure("skynet", "presto", p, threads, [&] {
     check_skynet(rt.run([leaves] { return skynet_presto(0, leaves); }), leaves);
+  }, leaves);
+  // The same program with the default pool in its lifo order (a one-line configuration): the
+  // tree runs depth first, so only one path of it is alive at a time instead of whole levels.
+  presto::Runtime lifo{{.processors = p,
+                        .pool = std::make_unique<presto::LocalQueuePool>(presto::LocalQueuePool::Placement::waker,
+                                                                          presto::LocalQueuePool::Order::lifo)}};
+  s.measure("skynet", "presto-lifo", p, threads, [&] {
+    check_skynet(lifo.run([leaves] { return skynet_presto(0, leaves); }), leaves);
   }, leaves);
   // Boost.Fiber takes seconds here (a million stacks touched): three repetitions.
   s.measure("skynet", "boost.fiber", p, threads, [&] {

@@ -74,7 +74,7 @@ PRESTO_INLINE void Dispatch::scheduler_ready(RuntimeImpl& r, Processor& p, Threa
   }
   ThreadPool& pool = s.pool();
   if (LocalQueuePool* local = pool.local_; local != nullptr && p.index_ < local->count_ && pinned_to(t) == Thread::kAnyProcessor) [[likely]] {
-    local->queues_[p.index_].push_back(t);
+    local->enqueue(local->queues_[p.index_], t);
     return;
   }
   pool.put(t);

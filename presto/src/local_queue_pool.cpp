@@ -17,16 +17,17 @@ std::string_view to_string(LocalQueuePool::Placement placement) noexcept {
   return "?";
 }
 
+std::string_view to_string(LocalQueuePool::Order order) noexcept {
+  return order == LocalQueuePool::Order::lifo ? "lifo" : "fifo";
+}
+
 LocalQueuePool::~LocalQueuePool() = default;
 
 std::string_view LocalQueuePool::name() const noexcept {
-  switch (placement_) {
-    case Placement::waker: return "local-queue";
-    case Placement::last: return "local-queue/last";
-    case Placement::shortest: return "local-queue/shortest";
-    case Placement::random: return "local-queue/random";
-  }
-  return "local-queue";
+  static constexpr std::string_view names[2][4] = {
+      {"local-queue", "local-queue/last", "local-queue/shortest", "local-queue/random"},
+      {"local-queue/lifo", "local-queue/last/lifo", "local-queue/shortest/lifo", "local-queue/random/lifo"}};
+  return names[order_ == Order::lifo ? 1 : 0][static_cast<std::size_t>(placement_)];
 }
 
 void LocalQueuePool::attach(const Runtime& rt) {
@@ -83,7 +84,7 @@ std::size_t LocalQueuePool::place(Thread& t) noexcept {
 void LocalQueuePool::put(Thread& t) {
   if (count_ == 0) [[unlikely]] throw UsageError("LocalQueuePool used before it was attached to a runtime");
   if (pinned_.put(t)) return;
-  queues_[placement_ == Placement::waker ? waker() : place(t)].push_back(t);
+  enqueue(queues_[placement_ == Placement::waker ? waker() : place(t)], t);
 }
 
 Thread* LocalQueuePool::get(Processor& p) {
@@ -97,7 +98,7 @@ Thread* LocalQueuePool::get(Processor& p) {
         i = 0;
         if (home == 0) break;
       }
-      if ((t = queues_[i].pop_front()) != nullptr) break;
+      if ((t = order_ == Order::lifo ? queues_[i].pop_back() : queues_[i].pop_front()) != nullptr) break;
     }
   }
   if (placement_ == Placement::shortest) {

@@ -1,8 +1,11 @@
 // LocalQueuePool's wake-up placements: each puts a thread where it says (the waker's queue,
 // the thread's last processor's, the shortest counting the running thread, a random one),
 // from threads on every processor of 1, 2 and 4; and each runs real workloads correctly.
+// Its orders: a processor serves its own queue first-in-first-out or last-in-first-out, and a
+// thief takes the oldest thread either way.
 
 #include <algorithm>
+#include <functional>
 #include <atomic>
 #include <memory>
 #include <string>
@@ -125,6 +128,56 @@ TEST_CASE("each placement puts a ready thread where it says", "[alternatives][pl
   });
   PRESTO_CHECK_RECORD(record);
   CHECK(probes.load() == 8 * processors);
+  presto::test::check_no_leaks(rt);
+}
+
+TEST_CASE("a processor serves its queue in the pool's order and a thief takes the oldest", "[alternatives][order]") {
+  using Order = LocalQueuePool::Order;
+  auto order = GENERATE(Order::fifo, Order::lifo);
+  INFO(to_string(order) << ", seed " << presto::test::seed());
+  Runtime rt{{.processors = 2, .seed = presto::test::seed()}};
+  presto::test::Record record;
+  rt.run([&] {
+    LocalQueuePool pool{Placement::waker, order};  // a probe: attached, not installed
+    pool.attach(rt);
+    Processor& here = *Processor::current();
+    Processor& thief = rt.processor(1 - here.index());
+    Thread a{"a"}, b{"b"}, c{"c"}, d{"d"};
+    for (Thread* t : {&a, &b, &c, &d}) pool.put(*t);  // all into this processor's queue
+    const bool lifo = order == Order::lifo;
+    record.expect(pool.get(here) == (lifo ? &d : &a), "the owner did not take the " + std::string(lifo ? "newest" : "oldest"));
+    record.expect(pool.get(thief) == (lifo ? &a : &b), "the thief did not take the oldest");
+    record.expect(pool.get(here) == (lifo ? &c : &c), "the owner's second take is wrong");
+    record.expect(pool.get(here) == (lifo ? &b : &d), "the owner's third take is wrong");
+    record.expect(pool.get(here) == nullptr && pool.size() == 0, "the probe did not give back every thread");
+  });
+  PRESTO_CHECK_RECORD(record);
+  CHECK(std::string(LocalQueuePool(Placement::last, Order::lifo).name()) == "local-queue/last/lifo");
+}
+
+TEST_CASE("the lifo order runs a tree of forks depth first", "[alternatives][order]") {
+  // On one processor, a parent's newest child runs first, and a parent woken by the child it
+  // joined resumes before that child's older siblings: at most depth x fan-out threads live.
+  Runtime rt{{.processors = 1,
+              .pool = std::make_unique<LocalQueuePool>(Placement::waker, LocalQueuePool::Order::lifo),
+              .seed = presto::test::seed()}};
+  std::atomic<std::size_t> live{0}, most{0};
+  std::function<std::uint64_t(std::uint64_t, std::uint64_t)> tree = [&](std::uint64_t num, std::uint64_t size) {
+    const std::size_t now = live.fetch_add(1) + 1;
+    most.store(std::max(most.load(), now));
+    std::uint64_t sum = num;
+    if (size > 1) {
+      sum = 0;
+      std::vector<JoinHandle<std::uint64_t>> children;
+      for (std::uint64_t i = 0; i < 10; ++i) children.push_back(fork(tree, num + i * (size / 10), size / 10));
+      for (auto& c : children) sum += c.join();
+    }
+    live.fetch_sub(1);
+    return sum;
+  };
+  const std::uint64_t leaves = 10'000;
+  CHECK(rt.run([&] { return tree(0, leaves); }) == leaves * (leaves - 1) / 2);
+  CHECK(most.load() <= 5 * 10 + 1);  // depth 4 below the root, ten children each
   presto::test::check_no_leaks(rt);
 }
 

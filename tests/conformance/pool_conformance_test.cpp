@@ -56,7 +56,8 @@ class LossyPool final : public presto::ThreadPool {
 
 TEST_CASE("every built-in pool conforms", "[conformance]") {
   auto kind = GENERATE(presto::test::PoolKind::fifo, presto::test::PoolKind::lifo, presto::test::PoolKind::priority,
-                       presto::test::PoolKind::local_queue, presto::test::PoolKind::shuffle);
+                       presto::test::PoolKind::local_queue, presto::test::PoolKind::local_lifo,
+                       presto::test::PoolKind::shuffle);
   INFO(presto::test::name(kind) << " pool, seed " << presto::test::seed());
   CHECK_NOTHROW(presto::testing::check_pool_conformance([kind] { return presto::test::make_pool(kind); },
                                                         presto::test::conformance_options()));

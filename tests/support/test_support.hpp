@@ -22,7 +22,7 @@
 
 namespace presto::test {
 
-enum class PoolKind { fifo, lifo, priority, local_queue, shuffle };
+enum class PoolKind { fifo, lifo, priority, local_queue, local_lifo, shuffle };
 
 inline const char* name(PoolKind k) {
   switch (k) {
@@ -30,6 +30,7 @@ inline const char* name(PoolKind k) {
     case PoolKind::lifo: return "lifo";
     case PoolKind::priority: return "priority";
     case PoolKind::local_queue: return "local-queue";
+    case PoolKind::local_lifo: return "local-queue/lifo";
     case PoolKind::shuffle: return "shuffle";
   }
   return "?";
@@ -41,6 +42,8 @@ inline std::unique_ptr<ThreadPool> make_pool(PoolKind k) {
     case PoolKind::lifo: return std::make_unique<LifoPool>();
     case PoolKind::priority: return std::make_unique<PriorityPool>();
     case PoolKind::local_queue: return std::make_unique<LocalQueuePool>();
+    case PoolKind::local_lifo:
+      return std::make_unique<LocalQueuePool>(LocalQueuePool::Placement::waker, LocalQueuePool::Order::lifo);
     case PoolKind::shuffle: return std::make_unique<ShufflePool>();
   }
   return nullptr;
@@ -90,7 +93,8 @@ inline std::ostream& operator<<(std::ostream& os, const Config& c) {
 inline auto configs() {
   std::vector<Config> all;
   for (std::size_t p : {1, 2, 4}) {
-    for (PoolKind k : {PoolKind::fifo, PoolKind::lifo, PoolKind::priority, PoolKind::local_queue, PoolKind::shuffle}) {
+    for (PoolKind k : {PoolKind::fifo, PoolKind::lifo, PoolKind::priority, PoolKind::local_queue, PoolKind::local_lifo,
+                       PoolKind::shuffle}) {
       all.push_back({p, k});
     }
   }

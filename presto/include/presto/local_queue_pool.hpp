@@ -21,6 +21,15 @@
 // is. put() from an OS thread that is not a processor spreads threads round-robin under every
 // placement except shortest.
 //
+// In what order a processor serves its own queue is the pool's Order:
+//   fifo - the order the threads became ready (the default)
+//   lifo - the most recently readied thread first, as LifoPool but per processor; thieves take
+//          the oldest thread. A tree of forks and joins then runs depth first, as under Cilk's
+//          work-first policy: a thread woken by the child it joined resumes at once, and only
+//          one path of the tree is alive at a time instead of whole levels (skynet, 1,111,111
+//          threads: see docs/benchmarks.md). Unfair by design: a yielding thread runs again at
+//          once unless a newer one is ready, and a thread made ready keeps older ones waiting.
+//
 // The default pool of a Runtime.
 
 #include <atomic>
@@ -39,7 +48,10 @@ class LocalQueuePool final : public ThreadPool {
  public:
   enum class Placement : unsigned char { waker, last, shortest, random };
 
-  explicit LocalQueuePool(Placement placement = Placement::waker) noexcept : placement_(placement) {
+  enum class Order : unsigned char { fifo, lifo };
+
+  explicit LocalQueuePool(Placement placement = Placement::waker, Order order = Order::fifo) noexcept
+      : placement_(placement), order_(order) {
     if (placement == Placement::waker) local_ = this;
   }
   ~LocalQueuePool() override;
@@ -48,11 +60,13 @@ class LocalQueuePool final : public ThreadPool {
   Thread* get(Processor& p) override;
   std::size_t size() const noexcept override;
   bool has_work_for(const Processor& p) const noexcept override;
-  // "local-queue", or "local-queue/last" etc. for the other placements.
+  // "local-queue", or "local-queue/last" etc. for the other placements, with "/lifo" for that
+  // order.
   std::string_view name() const noexcept override;
   void attach(const Runtime& rt) override;
 
   Placement placement() const noexcept { return placement_; }
+  Order order() const noexcept { return order_; }
   // The threads waiting in processor `index`'s queue (0 for an index out of range).
   std::size_t queued(std::size_t index) const noexcept;
 
@@ -68,7 +82,19 @@ class LocalQueuePool final : public ThreadPool {
   std::size_t shortest() const noexcept;
   std::size_t unpinned() const noexcept;
 
+  // Puts t into queue q (inline: the dispatch path's put is this too; a template only so that
+  // it can be defined before Thread is, as ThreadQueue's operations).
+  template <class T = Thread>
+  void enqueue(Queue& q, T& t) {
+    if (order_ == Order::lifo) {
+      q.push_front(t);
+    } else {
+      q.push_back(t);
+    }
+  }
+
   const Placement placement_;
+  const Order order_;
   const Runtime* runtime_ = nullptr;
   std::unique_ptr<Queue[]> queues_;
   std::size_t count_ = 0;
@@ -79,5 +105,7 @@ class LocalQueuePool final : public ThreadPool {
 
 // "waker", "last", "shortest" or "random".
 std::string_view to_string(LocalQueuePool::Placement placement) noexcept;
+// "fifo" or "lifo".
+std::string_view to_string(LocalQueuePool::Order order) noexcept;
 
 }  // namespace presto

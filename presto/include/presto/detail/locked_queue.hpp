@@ -33,6 +33,13 @@ class LockedQueue {
     publish_size();
     return t;
   }
+  Thread* pop_back() noexcept {
+    if (size() == 0) return nullptr;
+    std::lock_guard lock(lock_);
+    Thread* t = queue_.pop_back();
+    publish_size();
+    return t;
+  }
   // Exact while no push or pop is in flight.
   std::size_t size() const noexcept { return size_.load(std::memory_order_relaxed); }
 
