@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <array>
 #include <cassert>
+#include <chrono>
 #include <cmath>
 #include <exception>
 
@@ -86,7 +87,7 @@ Link& Simulation::connect(LogicalProcess& from, LogicalProcess& to, Time lookahe
   from.outputs_.push_back(&l);
   l.slot_ = static_cast<std::uint32_t>(to.inputs_.size());
   to.inputs_.push_back(&l);
-  to.input_clocks_.push_back(l.clock_);
+  to.in_.push_back({.clock = lookahead, .lookahead = lookahead, .sender_bound = &from.bound_});
   return l;
 }
 
@@ -136,8 +137,8 @@ class Simulation::AllLocks {
 void Simulation::deliver(Link& link, const Message& m, WakeList& wakes) {
   LogicalProcess& r = link.to_;
   ++link.messages_;
-  Time promise = m.sent_at + link.lookahead_;
-  if (promise > link.clock_) set_clock(link, promise);
+  LogicalProcess::Input& in = r.in_[link.slot_];
+  in.clock = std::max(in.clock, m.sent_at + link.lookahead_);
   if (r.phase_ == LogicalProcess::Phase::finished) return;  // past its end: never received
   if (link.fifo_.empty()) r.filled_.push_back(&link);
   link.fifo_.push_back(m);
@@ -167,31 +168,49 @@ void Simulation::take_in(LogicalProcess& lp) {
   lp.inbox_min_ = EventKey{kNever};
 }
 
-void Simulation::set_clock(Link& link, Time clock) {
-  link.clock_ = clock;
-  link.to_.input_clocks_[link.slot_] = clock;
+inline Time Simulation::pull_null(LogicalProcess::Input& in) {
+  const Time promise = in.sender_bound->load(std::memory_order_seq_cst) + in.lookahead;
+  if (promise <= in.clock) return in.clock;
+  in.clock = promise;
+  ++in.null_messages;
+  return promise;
 }
 
 Link* Simulation::refresh_horizon(LogicalProcess& lp, Time next) {
-  // One pass over the receiver's copy of its input clocks (contiguous, unlike the links). Under
-  // null messages, a link whose clock holds `next` back first gets the null message its sender
-  // owes from the bound it published.
-  std::vector<Time>& clocks = lp.input_clocks_;
-  if (clocks.empty()) {
+  // Under null messages, an input whose clock holds `next` back first gets the null message its
+  // sender owes from the bound it published. The input that was least at the last full scan is
+  // looked at first: if it is still no higher than the runner-up was then, it is still the
+  // least (clocks only grow) and the other inputs need no look. Otherwise one pass over all of
+  // them (contiguous, unlike the links) finds the least and the runner-up.
+  std::vector<LogicalProcess::Input>& in = lp.in_;
+  if (in.empty()) {
     lp.horizon_ = kNever;
     return nullptr;
   }
   const bool pull = config_.protocol == Protocol::null_messages;
-  std::size_t least = 0;
-  Time least_clock = kNever;
-  for (std::size_t i = 0; i < clocks.size(); ++i) {
-    if (pull && clocks[i] <= next) pull_null(*lp.inputs_[i]);
-    if (clocks[i] < least_clock) {
-      least_clock = clocks[i];
+  LogicalProcess::Input& last = in[lp.least_];
+  if (pull && last.clock <= next) pull_null(last);
+  if (last.clock <= lp.runner_up_) {
+    lp.horizon_ = last.clock;
+    return lp.inputs_[lp.least_];
+  }
+  std::uint32_t least = 0;
+  Time least_clock = kNever, runner_up = kNever;
+  const std::uint32_t n = static_cast<std::uint32_t>(in.size());
+  for (std::uint32_t i = 0; i < n; ++i) {
+    Time c = in[i].clock;
+    if (pull && c <= next) c = pull_null(in[i]);
+    if (c < least_clock) {
+      runner_up = least_clock;
+      least_clock = c;
       least = i;
+    } else if (c < runner_up) {
+      runner_up = c;
     }
   }
   lp.horizon_ = least_clock;
+  lp.least_ = least;
+  lp.runner_up_ = runner_up;
   return lp.inputs_[least];
 }
 
@@ -201,23 +220,20 @@ void Simulation::publish_bound(LogicalProcess& lp, Time bound) {
   if (bound > lp.bound_.load(std::memory_order_relaxed)) lp.bound_.store(bound, std::memory_order_seq_cst);
 }
 
-void Simulation::pull_null(Link& link) {
-  const Time promise = link.from_.bound_.load(std::memory_order_seq_cst) + link.lookahead_;
-  if (promise <= link.clock_) return;
-  set_clock(link, promise);
-  ++link.null_messages_;
-}
 
 void Simulation::send_nulls(LogicalProcess& lp, Time bound, WakeList& wakes) {
-  if (lp.waiters_.load(std::memory_order_seq_cst) == 0) return;
-  for (Link* l : lp.outputs_) {
+  std::uint32_t waiters = lp.waiters_.load(std::memory_order_seq_cst);
+  for (auto l_it = lp.outputs_.begin(); waiters > 0 && l_it != lp.outputs_.end(); ++l_it) {
+    Link* l = *l_it;
     if (!l->waited_.load(std::memory_order_seq_cst)) continue;
+    --waiters;
     LogicalProcess& r = l->to_;
     std::lock_guard theirs(r.mutex_);
+    LogicalProcess::Input& in = r.in_[l->slot_];
     const Time promise = bound + l->lookahead_;
-    if (r.phase_ != LogicalProcess::Phase::blocked || r.blocked_on_ != l || promise <= l->clock_) continue;
-    set_clock(*l, promise);
-    ++l->null_messages_;
+    if (r.phase_ != LogicalProcess::Phase::blocked || r.blocked_on_ != l || promise <= in.clock) continue;
+    in.clock = promise;
+    ++in.null_messages;
     unblock(r, wakes);
   }
 }
@@ -248,7 +264,7 @@ void Simulation::close_outputs(LogicalProcess& lp, WakeList& wakes) {
   for (Link* l : lp.outputs_) {
     LogicalProcess& r = l->to_;
     std::lock_guard theirs(r.mutex_);
-    set_clock(*l, kNever);  // lp will never send again
+    r.in_[l->slot_].clock = kNever;  // lp will never send again
     if (r.phase_ == LogicalProcess::Phase::blocked && r.blocked_on_ == l) unblock(r, wakes);
   }
 }
@@ -317,23 +333,22 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp) {
     holding->from_.waiters_.fetch_add(1, std::memory_order_seq_cst);
     lp.blocked_on_ = holding;
     lp.phase_ = LogicalProcess::Phase::blocked;
-    if (nulls && holding->from_.bound_.load(std::memory_order_seq_cst) + holding->lookahead_ > holding->clock_) {
+    LogicalProcess::Input& held = lp.in_[holding->slot_];
+    if (nulls && held.sender_bound->load(std::memory_order_seq_cst) + held.lookahead > held.clock) {
       // Its sender published a higher bound before it could see us wait: take it and look
       // again (nobody unblocked us: that takes our mutex).
       holding->waited_.store(false, std::memory_order_relaxed);
       holding->from_.waiters_.fetch_sub(1, std::memory_order_relaxed);
       lp.blocked_on_ = nullptr;
       lp.phase_ = LogicalProcess::Phase::receiving;
-      pull_null(*holding);
+      pull_null(held);
       continue;
     }
     ++lp.stats_.blocks;
     holding->spin_lock();
     own.unlock();
     wakes.wake_all();
-    const auto start = Clock::now();
     holding->block();  // releases the spinlock once switched out; whoever wakes us unblock()ed us
-    lp.stats_.blocked_time += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start);
     own.lock();
   }
 }
@@ -460,12 +475,11 @@ SimulationStats Simulation::run(std::unique_ptr<ThreadPool> inner) {
   for (auto& lp : processes_) {
     ProcessStats& p = lp->stats_;
     p.null_messages = 0;
-    for (const Link* l : lp->outputs_) p.null_messages += l->null_messages_;
+    for (const Link* l : lp->outputs_) p.null_messages += l->null_messages();
     s.events += p.events;
     s.messages += p.messages_sent;
     s.null_messages += p.null_messages;
     s.blocks += p.blocks;
-    s.blocked_time += p.blocked_time;
     s.processes.push_back(p);
   }
   return s;

@@ -30,7 +30,6 @@
 // state is guarded by its own spinlock, held for a few hundred nanoseconds per event and never
 // across a context switch; only breaking a deadlock takes them all.
 
-#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -60,7 +59,6 @@ struct SimulationStats {
   std::uint64_t partial_deadlocks = 0;  // broken by the SimulationPool
   std::uint64_t total_deadlocks = 0;    // broken by the SimulationScheduler's halt
   std::uint64_t blocks = 0;
-  std::chrono::nanoseconds blocked_time{0};  // all LPs
   double seconds = 0;                  // wall time of the run
   std::vector<ProcessStats> processes;  // by LP index
   std::uint64_t deadlocks() const noexcept { return partial_deadlocks + total_deadlocks; }
@@ -116,12 +114,13 @@ class Simulation {
   void claim(const char* by);  // a Simulation runs once
   // With the receiver's mutex held:
   void deliver(Link& link, const Message& m, WakeList& wakes);
-  void set_clock(Link& link, Time clock);  // the link's and its receiver's copy
-  void pull_null(Link& link);  // raises link's clock to its sender's published bound
+  // Raises an input's clock to its sender's published bound; returns the clock.
+  Time pull_null(LogicalProcess::Input& in);
   void unblock(LogicalProcess& lp, WakeList& wakes);
   // With lp's own mutex held:
   void take_in(LogicalProcess& lp);
-  // Sets lp's horizon to its least input clock and returns that link (nullptr: no inputs).
+  // Sets lp's horizon to its least input clock and returns that link (nullptr: no inputs);
+  // with null messages, first takes what is owed on the inputs whose clocks are <= next.
   Link* refresh_horizon(LogicalProcess& lp, Time next);
   void publish_bound(LogicalProcess& lp, Time bound);
   void finish_inputs(LogicalProcess& lp);
