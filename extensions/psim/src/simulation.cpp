@@ -87,6 +87,7 @@ Link& Simulation::connect(LogicalProcess& from, LogicalProcess& to, Time lookahe
   from.outputs_.push_back(&l);
   l.slot_ = static_cast<std::uint32_t>(to.inputs_.size());
   to.inputs_.push_back(&l);
+  to.min_lookahead_ = std::min(to.min_lookahead_, lookahead);
   to.in_.push_back({.clock = lookahead, .lookahead = lookahead, .sender_bound = &from.bound_});
   return l;
 }
@@ -222,11 +223,9 @@ void Simulation::publish_bound(LogicalProcess& lp, Time bound) {
 
 
 void Simulation::send_nulls(LogicalProcess& lp, Time bound, WakeList& wakes) {
-  std::uint32_t waiters = lp.waiters_.load(std::memory_order_seq_cst);
-  for (auto l_it = lp.outputs_.begin(); waiters > 0 && l_it != lp.outputs_.end(); ++l_it) {
-    Link* l = *l_it;
+  if (lp.waiters_.load(std::memory_order_seq_cst) == 0) return;
+  for (Link* l : lp.outputs_) {
     if (!l->waited_.load(std::memory_order_seq_cst)) continue;
-    --waiters;
     LogicalProcess& r = l->to_;
     std::lock_guard theirs(r.mutex_);
     LogicalProcess::Input& in = r.in_[l->slot_];
@@ -382,13 +381,13 @@ void Simulation::ended(LogicalProcess& lp, bool failed) {
 Simulation::Breaking Simulation::break_deadlock(bool may_wait, bool total) {
   if (!total && config_.protocol == Protocol::null_messages) return Breaking::nothing;
   WakeList wakes;
+  bool skipped = false;  // an LP to restart was still switching out
   {
     AllLocks all(*this, may_wait);
     if (!all.owns()) return Breaking::busy;
     if (done_) return Breaking::nothing;
-    // The earliest pending message anywhere is safe if no event being handled can still send
-    // an earlier one: a message's key always exceeds that of the event that sent it. Its LP
-    // may go on up to the next LP's earliest message or event (less what it sends meanwhile).
+    // Every event from now on is at or after `floor`, the earliest pending message or event
+    // being handled anywhere: a message's key always exceeds that of the event that sent it.
     EventKey earliest{kNever}, runner_up{kNever};
     LogicalProcess* owner = nullptr;
     bool any_active = false;
@@ -401,8 +400,7 @@ Simulation::Breaking Simulation::break_deadlock(bool may_wait, bool total) {
           break;
         case LogicalProcess::Phase::receiving:
         case LogicalProcess::Phase::blocked: {
-          EventKey k = lp->inbox_min_;
-          if (!lp->pending_.empty()) k = std::min(k, lp->pending_.front().key());
+          const EventKey k = lp->earliest_pending();
           if (k < earliest) {
             runner_up = earliest;
             earliest = k;
@@ -422,22 +420,37 @@ Simulation::Breaking Simulation::break_deadlock(bool may_wait, bool total) {
         if (lp->phase_ == LogicalProcess::Phase::blocked) unblock(*lp, wakes);
       }
     } else {
-      if (owner == nullptr || (any_active && !(earliest < earliest_active)) || earliest.time >= config_.end_time) {
-        return Breaking::nothing;
+      // Two proofs, each still valid later (an LP's own sends lower its grant, in receive()):
+      //  - the owner of the earliest pending message may go on up to the next LP's earliest
+      //    message or event, if no event being handled is earlier (this needs no lookahead);
+      //  - every LP may go on up to floor + its least input lookahead: whatever reaches it from
+      //    now on was sent by an event at or after floor, across a link at least that long.
+      // Every blocked LP whose earliest pending message is now granted restarts, at once.
+      const Time floor = std::min(earliest, earliest_active).time;
+      if (owner != nullptr && !(any_active && !(earliest < earliest_active))) {
+        owner->grant_limit_ = std::max(owner->grant_limit_, std::min(runner_up, earliest_active));
       }
-      owner->grant_limit_ = std::min(runner_up, earliest_active);  // still valid if we must retry
-      if (owner->phase_ != LogicalProcess::Phase::blocked) return Breaking::nothing;  // it will see it
-      if (!may_wait) {
-        if (!owner->blocked_on_->spin_try_lock()) return Breaking::busy;  // still switching out
-        owner->blocked_on_->spin_unlock();
+      for (auto& lp : processes_) {
+        if (lp->phase_ == LogicalProcess::Phase::finished) continue;
+        if (lp->min_lookahead_ > 0) lp->grant_limit_ = std::max(lp->grant_limit_, EventKey{floor + lp->min_lookahead_});
+        if (lp->phase_ != LogicalProcess::Phase::blocked) continue;  // it will see its grant
+        const EventKey k = lp->earliest_pending();
+        if (!(k < lp->grant_limit_) || k.time >= config_.end_time) continue;
+        if (!may_wait) {
+          if (!lp->blocked_on_->spin_try_lock()) {  // still switching out
+            skipped = true;
+            continue;
+          }
+          lp->blocked_on_->spin_unlock();
+        }
+        unblock(*lp, wakes);
       }
-      unblock(*owner, wakes);
-      ++(total ? total_deadlocks_ : partial_deadlocks_);
+      if (!wakes.empty()) ++(total ? total_deadlocks_ : partial_deadlocks_);
     }
   }
   const bool woke = !wakes.empty();
   wakes.wake_all();
-  return woke ? Breaking::woke : Breaking::nothing;
+  return woke ? Breaking::woke : skipped ? Breaking::busy : Breaking::nothing;
 }
 
 SimulationStats Simulation::run(std::unique_ptr<ThreadPool> inner) {

@@ -24,6 +24,7 @@
 // LPs are created by Simulation::add and run by Simulation::run (or SequentialSimulator::run);
 // an LP runs once. Its statistics are read after the run.
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <optional>
@@ -121,6 +122,11 @@ class LogicalProcess : public Thread {
   // Breaking a deadlock proved every message below this key safe for this LP: nothing that
   // is not this LP's own doing can reach it below the key, and its sends to other LPs lower it.
   EventKey grant_limit_{};
+  Time min_lookahead_ = kNever;  // least lookahead of its input links
+  // Its earliest message taken in or not (with mutex_ held).
+  EventKey earliest_pending() const noexcept {
+    return pending_.empty() ? inbox_min_ : std::min(inbox_min_, pending_.front().key());
+  }
   std::vector<std::pair<Link*, Message>> outbox_;  // sent while handling the event (nullptr: to itself)
 };
 

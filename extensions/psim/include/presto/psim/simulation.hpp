@@ -5,8 +5,11 @@
 //  - Protocol::deadlock_recovery (Chandy and Misra, 1981; PSIM's own): LPs block until their
 //    next message is safe; no null messages. Deadlocks are broken by the processors: the
 //    SimulationPool, asked for a thread when none is ready, and the SimulationScheduler, when
-//    the system would halt, restart the blocked LP whose earliest pending message is the
-//    earliest in the whole simulation (and earlier than any event being handled).
+//    the system would halt, find the earliest pending message or event being handled in the
+//    whole simulation (the floor) and restart at once every blocked LP whose earliest message
+//    is then provably safe: below the floor plus the least lookahead of its input links, or,
+//    for the LP holding the earliest message, below every other LP's earliest (which needs no
+//    lookahead).
 //  - Protocol::null_messages (Chandy, Misra and Bryant), with null messages on demand: a null
 //    message raises a link's clock to the earliest time its sender could still send on it (the
 //    sender's lower bound on its next event, plus the link's lookahead). An LP about to block
@@ -97,9 +100,9 @@ class Simulation {
   // --- For SimulationPool and SimulationScheduler -----------------------------------------
 
   enum class Breaking { woke, nothing, busy };
-  // Breaks a (partial or total) deadlock, if there is one: makes ready the blocked LP whose
-  // earliest pending message is provably safe, or ends the simulation once nothing before the
-  // end time can happen. Called from the dispatch path: never blocks when `may_wait` is
+  // Breaks a (partial or total) deadlock, if there is one: grants every LP what is provably
+  // safe for it and makes ready each blocked LP whose earliest pending message that grants,
+  // or ends the simulation once nothing before the end time can happen. Called from the dispatch path: never blocks when `may_wait` is
   // false, answering busy if a lock it needs is held (then the caller should try again).
   Breaking break_deadlock(bool may_wait, bool total);
 
