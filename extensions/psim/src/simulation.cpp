@@ -1,7 +1,6 @@
 #include <presto/psim/simulation.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cassert>
 #include <chrono>
 #include <cmath>
@@ -24,30 +23,37 @@ std::string_view to_string(Protocol protocol) noexcept {
 }
 
 // The LPs to wake once the lock is released, in the order they were unblocked. Most events
-// wake none or one, so a few fit inline: break_deadlock runs in the dispatch path, which must
-// not allocate, and receive() saves an allocation per wake-up.
+// wake none or one, and a deadlock break a window's worth: up to kInline fit without
+// allocating (break_deadlock runs in the dispatch path, which must not allocate: there it
+// wakes no more than that at a time).
 class Simulation::WakeList {
  public:
+  static constexpr std::size_t kInline = 16;
   void emplace_back(LogicalProcess* lp, Link* link) {
-    if (inline_size_ < inline_.size()) {
+    if (inline_size_ < kInline) {
       inline_[inline_size_++] = {lp, link};
     } else {
-      overflow_.emplace_back(lp, link);
+      overflow_.push_back({lp, link});
     }
   }
   bool empty() const noexcept { return inline_size_ == 0; }
+  bool full() const noexcept { return inline_size_ == kInline; }  // the next one would allocate
   // Wakes every LP listed (without the simulation's lock) and empties the list.
   void wake_all() {
-    for (std::size_t i = 0; i < inline_size_; ++i) inline_[i].first->wakeup(*inline_[i].second);
-    for (auto& [lp, link] : overflow_) lp->wakeup(*link);
+    for (std::size_t i = 0; i < inline_size_; ++i) inline_[i].lp->wakeup(*inline_[i].link);
+    for (const Wake& w : overflow_) w.lp->wakeup(*w.link);
     inline_size_ = 0;
     overflow_.clear();
   }
 
  private:
-  std::array<std::pair<LogicalProcess*, Link*>, 4> inline_{};
+  struct Wake {
+    LogicalProcess* lp;
+    Link* link;
+  };
+  Wake inline_[kInline];  // the first inline_size_ are set
   std::size_t inline_size_ = 0;
-  std::vector<std::pair<LogicalProcess*, Link*>> overflow_;
+  std::vector<Wake> overflow_;
 };
 
 Simulation::Simulation(SimulationConfig config) : config_(config) {
@@ -101,9 +107,12 @@ Link& Simulation::connect(LogicalProcess& from, LogicalProcess& to, Time lookahe
 // taken inside that LP's mutex. What other LPs need of an LP without its mutex is published
 // in atomics: its lower bound (bound_, for the null messages they pull from it), how many LPs
 // sleep on its output links and on which (waiters_, Link::waited_, for the null messages it
-// pushes). An LP that publishes a higher bound then reads waiters_; an LP about to sleep sets
-// waited_ and waiters_ then reads its sender's bound: one of the two sees the other (all four
-// accesses are sequentially consistent), so no null message is lost.
+// pushes). An LP about to sleep publishes its bound and then reads waiters_; an LP about to
+// sleep on a link sets waited_ and waiters_ then reads the link's sender's bound: one of the
+// two sees the other (all four accesses are sequentially consistent), so no null message is
+// lost. When an LP takes an event it publishes the event's time with a plain release store and
+// pushes null messages to the waiters it sees: a waiter it misses then is served when it
+// blocks, at the latest.
 //
 // An LP stays active until every message of its event is delivered, so a deadlock breaker,
 // which sees every LP at once, never misses a message in flight: a message not yet delivered is
@@ -217,8 +226,10 @@ Link* Simulation::refresh_horizon(LogicalProcess& lp, Time next) {
 
 void Simulation::publish_bound(LogicalProcess& lp, Time bound) {
   // Only lp writes its bound; a bound never goes down (an LP's next event is never earlier
-  // than one it could already promise).
-  if (bound > lp.bound_.load(std::memory_order_relaxed)) lp.bound_.store(bound, std::memory_order_seq_cst);
+  // than one it could already promise). Stored again even when not higher: the store is
+  // sequentially consistent, and the caller reads waiters_ next.
+  lp.bound_.store(std::max(bound, lp.bound_.load(std::memory_order_relaxed)), std::memory_order_seq_cst);
+  lp.announced_ = bound;
 }
 
 
@@ -295,7 +306,7 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp) {
       lp.pending_.pop_back();
       lp.key_ = m.key();
       lp.phase_ = LogicalProcess::Phase::active;
-      publish_bound(lp, m.time);
+      if (m.time > lp.bound_.load(std::memory_order_relaxed)) lp.bound_.store(m.time, std::memory_order_release);
       ++lp.stats_.events;
       if (!(next < lp.horizon_)) ++lp.stats_.deadlock_grants;
       own.unlock();
@@ -317,7 +328,7 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp) {
       // refresh_horizon took the null messages owed to us; send ours to the LPs waiting on us
       // (without our mutex: one mutex at a time), then look again.
       const Time bound = std::min(next, lp.horizon_);
-      if (bound > lp.bound_.load(std::memory_order_relaxed)) {
+      if (bound > lp.announced_) {
         publish_bound(lp, bound);
         if (lp.waiters_.load(std::memory_order_seq_cst) > 0) {
           own.unlock();
@@ -437,7 +448,8 @@ Simulation::Breaking Simulation::break_deadlock(bool may_wait, bool total) {
         const EventKey k = lp->earliest_pending();
         if (!(k < lp->grant_limit_) || k.time >= config_.end_time) continue;
         if (!may_wait) {
-          if (!lp->blocked_on_->spin_try_lock()) {  // still switching out
+          // Not waiting and not allocating: the next break restarts it.
+          if (wakes.full() || !lp->blocked_on_->spin_try_lock()) {  // or still switching out
             skipped = true;
             continue;
           }

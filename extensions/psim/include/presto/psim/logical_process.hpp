@@ -119,6 +119,7 @@ class LogicalProcess : public Thread {
   // Read by other LPs without mutex_:
   std::atomic<std::uint32_t> waiters_{0};  // LPs blocked on one of its output links
   std::atomic<Time> bound_{0};  // published lower bound on its next event (only grows)
+  Time announced_ = 0;  // the last bound it published before reading waiters_ (guarded by mutex_)
   // Breaking a deadlock proved every message below this key safe for this LP: nothing that
   // is not this LP's own doing can reach it below the key, and its sends to other LPs lower it.
   EventKey grant_limit_{};

@@ -125,6 +125,7 @@ class Simulation {
   // Sets lp's horizon to its least input clock and returns that link (nullptr: no inputs);
   // with null messages, first takes what is owed on the inputs whose clocks are <= next.
   Link* refresh_horizon(LogicalProcess& lp, Time next);
+  // Publishes lp's bound (sequentially consistent), to be followed by a look at its waiters.
   void publish_bound(LogicalProcess& lp, Time bound);
   void finish_inputs(LogicalProcess& lp);
   // With no mutex held (each takes the receivers' in turn):
