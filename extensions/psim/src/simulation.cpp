@@ -107,7 +107,7 @@ Link& Simulation::connect(LogicalProcess& from, LogicalProcess& to, Time lookahe
 // taken inside that LP's mutex. What other LPs need of an LP without its mutex is published
 // in atomics: its lower bound (bound_, for the null messages they pull from it), how many LPs
 // sleep on its output links and on which (waiters_, Link::waited_, for the null messages it
-// pushes). An LP about to sleep publishes its bound and then reads waiters_; an LP about to
+// pushes; kept under null messages only). An LP about to sleep publishes its bound and then reads waiters_; an LP about to
 // sleep on a link sets waited_ and waiters_ then reads the link's sender's bound: one of the
 // two sees the other (all four accesses are sequentially consistent), so no null message is
 // lost. When an LP takes an event it publishes the event's time with a plain release store and
@@ -252,8 +252,10 @@ void Simulation::unblock(LogicalProcess& lp, WakeList& wakes) {
   // lp set blocked_on_ under its mutex and took that link's spinlock before releasing the
   // mutex, and keeps it until it is switched out: once we hold the spinlock, lp waits on it.
   Link* l = lp.blocked_on_;
-  l->waited_.store(false, std::memory_order_relaxed);
-  l->from_.waiters_.fetch_sub(1, std::memory_order_relaxed);
+  if (config_.protocol == Protocol::null_messages) {
+    l->waited_.store(false, std::memory_order_relaxed);
+    l->from_.waiters_.fetch_sub(1, std::memory_order_relaxed);
+  }
   l->spin_lock();
   bool waiting = l->recall(lp);
   l->spin_unlock();
@@ -339,8 +341,8 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp) {
         }
       }
       holding->waited_.store(true, std::memory_order_seq_cst);
+      holding->from_.waiters_.fetch_add(1, std::memory_order_seq_cst);
     }
-    holding->from_.waiters_.fetch_add(1, std::memory_order_seq_cst);
     lp.blocked_on_ = holding;
     lp.phase_ = LogicalProcess::Phase::blocked;
     LogicalProcess::Input& held = lp.in_[holding->slot_];
@@ -412,6 +414,7 @@ Simulation::Breaking Simulation::break_deadlock(bool may_wait, bool total) {
         case LogicalProcess::Phase::receiving:
         case LogicalProcess::Phase::blocked: {
           const EventKey k = lp->earliest_pending();
+          earliest_[lp->index_] = k;
           if (k < earliest) {
             runner_up = earliest;
             earliest = k;
@@ -445,7 +448,7 @@ Simulation::Breaking Simulation::break_deadlock(bool may_wait, bool total) {
         if (lp->phase_ == LogicalProcess::Phase::finished) continue;
         if (lp->min_lookahead_ > 0) lp->grant_limit_ = std::max(lp->grant_limit_, EventKey{floor + lp->min_lookahead_});
         if (lp->phase_ != LogicalProcess::Phase::blocked) continue;  // it will see its grant
-        const EventKey k = lp->earliest_pending();
+        const EventKey k = earliest_[lp->index_];  // as found above
         if (!(k < lp->grant_limit_) || k.time >= config_.end_time) continue;
         if (!may_wait) {
           // Not waiting and not allocating: the next break restarts it.
@@ -471,6 +474,7 @@ SimulationStats Simulation::run(std::unique_ptr<ThreadPool> inner) {
   claim("psim::Simulation::run");
   auto pool = std::make_unique<SimulationPool>(*this, inner ? std::move(inner) : std::make_unique<LocalQueuePool>());
   std::unique_ptr<Scheduler> previous = rt->replace_scheduler(std::make_unique<SimulationScheduler>(*this, std::move(pool)));
+  earliest_.resize(processes_.size());  // for break_deadlock, which must not allocate
   const auto start = Clock::now();
   std::exception_ptr failure;
   std::size_t started = 0;

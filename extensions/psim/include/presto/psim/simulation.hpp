@@ -141,6 +141,7 @@ class Simulation {
   std::vector<std::unique_ptr<Link>> links_;
   bool claimed_ = false;
 
+  std::vector<EventKey> earliest_;  // by LP: its earliest pending message (break_deadlock's, under AllLocks)
   bool done_ = false;  // nothing before the end time can happen (or an LP failed); all mutexes
   std::uint64_t partial_deadlocks_ = 0;
   std::uint64_t total_deadlocks_ = 0;
