@@ -107,12 +107,12 @@ Link& Simulation::connect(LogicalProcess& from, LogicalProcess& to, Time lookahe
 // taken inside that LP's mutex. What other LPs need of an LP without its mutex is published
 // in atomics: its lower bound (bound_, for the null messages they pull from it), how many LPs
 // sleep on its output links and on which (waiters_, Link::waited_, for the null messages it
-// pushes; kept under null messages only). An LP about to sleep publishes its bound and then reads waiters_; an LP about to
-// sleep on a link sets waited_ and waiters_ then reads the link's sender's bound: one of the
-// two sees the other (all four accesses are sequentially consistent), so no null message is
-// lost. When an LP takes an event it publishes the event's time with a plain release store and
-// pushes null messages to the waiters it sees: a waiter it misses then is served when it
-// blocks, at the latest.
+// pushes; kept under null messages only). An LP about to sleep publishes its bound and then
+// reads waiters_; an LP about to sleep on a link sets waited_ and waiters_ then reads the
+// link's sender's bound: one of the two sees the other (all four accesses are sequentially
+// consistent), so no null message is lost. When an LP takes an event it publishes the event's
+// time with a plain release store and pushes null messages to the waiters it sees: a waiter it
+// misses then is served when it blocks, at the latest.
 //
 // An LP stays active until every message of its event is delivered, so a deadlock breaker,
 // which sees every LP at once, never misses a message in flight: a message not yet delivered is
