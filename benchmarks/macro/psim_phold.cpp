@@ -3,8 +3,9 @@
 // model's knobs (lookahead, remote fraction) that shows where conservative simulation stops
 // paying (written as CSV for benchmarks/macro/plot_psim_knobs.py).
 //
-//   psim_phold [--quick] [--csv FILE] [--work-us W]
+//   psim_phold [--quick] [--no-sweep] [--csv FILE] [--work-us W]
 //
+// --no-sweep measures the ratios only (the sweep takes minutes; run it on a quiet machine).
 // Multi-processor ratios need the cores: the run prints the CPU time it got per wall second.
 // Targets: PSIM on 1 processor >= 0.5x the sequential simulator's event rate; on 2 processors
 // >= 1.6x the 1-processor rate with lookahead 1 (mean 1) and >= 1 us of work per event.
@@ -81,18 +82,21 @@ bench::Result with_cores(const char* what, F&& f) {
 
 int main(int argc, char** argv) {
   bool quick = false;
+  bool sweep = true;
   std::string csv;
   double work_us = 1.0;
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--quick") {
       quick = true;
+    } else if (a == "--no-sweep") {
+      sweep = false;
     } else if (a == "--csv" && i + 1 < argc) {
       csv = argv[++i];
     } else if (a == "--work-us" && i + 1 < argc) {
       work_us = std::stod(argv[++i]);
     } else {
-      std::printf("usage: %s [--quick] [--csv FILE] [--work-us W]\n", argv[0]);
+      std::printf("usage: %s [--quick] [--no-sweep] [--csv FILE] [--work-us W]\n", argv[0]);
       return a == "--help" ? 0 : 2;
     }
   }
@@ -139,6 +143,10 @@ int main(int argc, char** argv) {
       {"P=2 vs P=1, recovery, lookahead 1, 1us", dr2, dr1, 1.6, false},
   });
 
+  if (!sweep) {
+    std::printf("# load average at end: %.2f\n", bench::load_average());
+    return 0;
+  }
   // The knobs: speed-up of 2 processors over 1, and of PSIM (P=2) over the sequential
   // simulator, as lookahead (relative to the mean delay 1) and the remote fraction vary.
   std::FILE* out = csv.empty() ? nullptr : std::fopen(csv.c_str(), "w");

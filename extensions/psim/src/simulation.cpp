@@ -1,8 +1,8 @@
 #include <presto/psim/simulation.hpp>
 
 #include <algorithm>
-#include <array>
 #include <cassert>
+#include <chrono>
 #include <cmath>
 #include <exception>
 
@@ -23,30 +23,37 @@ std::string_view to_string(Protocol protocol) noexcept {
 }
 
 // The LPs to wake once the lock is released, in the order they were unblocked. Most events
-// wake none or one, so a few fit inline: break_deadlock runs in the dispatch path, which must
-// not allocate, and receive() saves an allocation per wake-up.
+// wake none or one, and a deadlock break a window's worth: up to kInline fit without
+// allocating (break_deadlock runs in the dispatch path, which must not allocate: there it
+// wakes no more than that at a time).
 class Simulation::WakeList {
  public:
+  static constexpr std::size_t kInline = 16;
   void emplace_back(LogicalProcess* lp, Link* link) {
-    if (inline_size_ < inline_.size()) {
+    if (inline_size_ < kInline) {
       inline_[inline_size_++] = {lp, link};
     } else {
-      overflow_.emplace_back(lp, link);
+      overflow_.push_back({lp, link});
     }
   }
   bool empty() const noexcept { return inline_size_ == 0; }
+  bool full() const noexcept { return inline_size_ == kInline; }  // the next one would allocate
   // Wakes every LP listed (without the simulation's lock) and empties the list.
   void wake_all() {
-    for (std::size_t i = 0; i < inline_size_; ++i) inline_[i].first->wakeup(*inline_[i].second);
-    for (auto& [lp, link] : overflow_) lp->wakeup(*link);
+    for (std::size_t i = 0; i < inline_size_; ++i) inline_[i].lp->wakeup(*inline_[i].link);
+    for (const Wake& w : overflow_) w.lp->wakeup(*w.link);
     inline_size_ = 0;
     overflow_.clear();
   }
 
  private:
-  std::array<std::pair<LogicalProcess*, Link*>, 4> inline_{};
+  struct Wake {
+    LogicalProcess* lp;
+    Link* link;
+  };
+  Wake inline_[kInline];  // the first inline_size_ are set
   std::size_t inline_size_ = 0;
-  std::vector<std::pair<LogicalProcess*, Link*>> overflow_;
+  std::vector<Wake> overflow_;
 };
 
 Simulation::Simulation(SimulationConfig config) : config_(config) {
@@ -86,7 +93,8 @@ Link& Simulation::connect(LogicalProcess& from, LogicalProcess& to, Time lookahe
   from.outputs_.push_back(&l);
   l.slot_ = static_cast<std::uint32_t>(to.inputs_.size());
   to.inputs_.push_back(&l);
-  to.input_clocks_.push_back(l.clock_);
+  to.min_lookahead_ = std::min(to.min_lookahead_, lookahead);
+  to.in_.push_back({.clock = lookahead, .lookahead = lookahead, .sender_bound = &from.bound_});
   return l;
 }
 
@@ -99,9 +107,12 @@ Link& Simulation::connect(LogicalProcess& from, LogicalProcess& to, Time lookahe
 // taken inside that LP's mutex. What other LPs need of an LP without its mutex is published
 // in atomics: its lower bound (bound_, for the null messages they pull from it), how many LPs
 // sleep on its output links and on which (waiters_, Link::waited_, for the null messages it
-// pushes). An LP that publishes a higher bound then reads waiters_; an LP about to sleep sets
-// waited_ and waiters_ then reads its sender's bound: one of the two sees the other (all four
-// accesses are sequentially consistent), so no null message is lost.
+// pushes; kept under null messages only). An LP about to sleep publishes its bound and then
+// reads waiters_; an LP about to sleep on a link sets waited_ and waiters_ then reads the
+// link's sender's bound: one of the two sees the other (all four accesses are sequentially
+// consistent), so no null message is lost. When an LP takes an event it publishes the event's
+// time with a plain release store and pushes null messages to the waiters it sees: a waiter it
+// misses then is served when it blocks, at the latest.
 //
 // An LP stays active until every message of its event is delivered, so a deadlock breaker,
 // which sees every LP at once, never misses a message in flight: a message not yet delivered is
@@ -136,8 +147,8 @@ class Simulation::AllLocks {
 void Simulation::deliver(Link& link, const Message& m, WakeList& wakes) {
   LogicalProcess& r = link.to_;
   ++link.messages_;
-  Time promise = m.sent_at + link.lookahead_;
-  if (promise > link.clock_) set_clock(link, promise);
+  LogicalProcess::Input& in = r.in_[link.slot_];
+  in.clock = std::max(in.clock, m.sent_at + link.lookahead_);
   if (r.phase_ == LogicalProcess::Phase::finished) return;  // past its end: never received
   if (link.fifo_.empty()) r.filled_.push_back(&link);
   link.fifo_.push_back(m);
@@ -167,46 +178,60 @@ void Simulation::take_in(LogicalProcess& lp) {
   lp.inbox_min_ = EventKey{kNever};
 }
 
-void Simulation::set_clock(Link& link, Time clock) {
-  link.clock_ = clock;
-  link.to_.input_clocks_[link.slot_] = clock;
+inline Time Simulation::pull_null(LogicalProcess::Input& in) {
+  const Time promise = in.sender_bound->load(std::memory_order_seq_cst) + in.lookahead;
+  if (promise <= in.clock) return in.clock;
+  in.clock = promise;
+  ++in.null_messages;
+  return promise;
 }
 
 Link* Simulation::refresh_horizon(LogicalProcess& lp, Time next) {
-  // One pass over the receiver's copy of its input clocks (contiguous, unlike the links). Under
-  // null messages, a link whose clock holds `next` back first gets the null message its sender
-  // owes from the bound it published.
-  std::vector<Time>& clocks = lp.input_clocks_;
-  if (clocks.empty()) {
+  // Under null messages, an input whose clock holds `next` back first gets the null message its
+  // sender owes from the bound it published. The input that was least at the last full scan is
+  // looked at first: if it is still no higher than the runner-up was then, it is still the
+  // least (clocks only grow) and the other inputs need no look. Otherwise one pass over all of
+  // them (contiguous, unlike the links) finds the least and the runner-up.
+  std::vector<LogicalProcess::Input>& in = lp.in_;
+  if (in.empty()) {
     lp.horizon_ = kNever;
     return nullptr;
   }
   const bool pull = config_.protocol == Protocol::null_messages;
-  std::size_t least = 0;
-  Time least_clock = kNever;
-  for (std::size_t i = 0; i < clocks.size(); ++i) {
-    if (pull && clocks[i] <= next) pull_null(*lp.inputs_[i]);
-    if (clocks[i] < least_clock) {
-      least_clock = clocks[i];
+  LogicalProcess::Input& last = in[lp.least_];
+  if (pull && last.clock <= next) pull_null(last);
+  if (last.clock <= lp.runner_up_) {
+    lp.horizon_ = last.clock;
+    return lp.inputs_[lp.least_];
+  }
+  std::uint32_t least = 0;
+  Time least_clock = kNever, runner_up = kNever;
+  const std::uint32_t n = static_cast<std::uint32_t>(in.size());
+  for (std::uint32_t i = 0; i < n; ++i) {
+    Time c = in[i].clock;
+    if (pull && c <= next) c = pull_null(in[i]);
+    if (c < least_clock) {
+      runner_up = least_clock;
+      least_clock = c;
       least = i;
+    } else if (c < runner_up) {
+      runner_up = c;
     }
   }
   lp.horizon_ = least_clock;
+  lp.least_ = least;
+  lp.runner_up_ = runner_up;
   return lp.inputs_[least];
 }
 
 void Simulation::publish_bound(LogicalProcess& lp, Time bound) {
   // Only lp writes its bound; a bound never goes down (an LP's next event is never earlier
-  // than one it could already promise).
-  if (bound > lp.bound_.load(std::memory_order_relaxed)) lp.bound_.store(bound, std::memory_order_seq_cst);
+  // than one it could already promise). Stored again even when not higher: the store is
+  // sequentially consistent, and the caller reads waiters_ next.
+  lp.bound_.store(std::max(bound, lp.bound_.load(std::memory_order_relaxed)), std::memory_order_seq_cst);
+  lp.announced_ = bound;
 }
 
-void Simulation::pull_null(Link& link) {
-  const Time promise = link.from_.bound_.load(std::memory_order_seq_cst) + link.lookahead_;
-  if (promise <= link.clock_) return;
-  set_clock(link, promise);
-  ++link.null_messages_;
-}
 
 void Simulation::send_nulls(LogicalProcess& lp, Time bound, WakeList& wakes) {
   if (lp.waiters_.load(std::memory_order_seq_cst) == 0) return;
@@ -214,10 +239,11 @@ void Simulation::send_nulls(LogicalProcess& lp, Time bound, WakeList& wakes) {
     if (!l->waited_.load(std::memory_order_seq_cst)) continue;
     LogicalProcess& r = l->to_;
     std::lock_guard theirs(r.mutex_);
+    LogicalProcess::Input& in = r.in_[l->slot_];
     const Time promise = bound + l->lookahead_;
-    if (r.phase_ != LogicalProcess::Phase::blocked || r.blocked_on_ != l || promise <= l->clock_) continue;
-    set_clock(*l, promise);
-    ++l->null_messages_;
+    if (r.phase_ != LogicalProcess::Phase::blocked || r.blocked_on_ != l || promise <= in.clock) continue;
+    in.clock = promise;
+    ++in.null_messages;
     unblock(r, wakes);
   }
 }
@@ -226,8 +252,10 @@ void Simulation::unblock(LogicalProcess& lp, WakeList& wakes) {
   // lp set blocked_on_ under its mutex and took that link's spinlock before releasing the
   // mutex, and keeps it until it is switched out: once we hold the spinlock, lp waits on it.
   Link* l = lp.blocked_on_;
-  l->waited_.store(false, std::memory_order_relaxed);
-  l->from_.waiters_.fetch_sub(1, std::memory_order_relaxed);
+  if (config_.protocol == Protocol::null_messages) {
+    l->waited_.store(false, std::memory_order_relaxed);
+    l->from_.waiters_.fetch_sub(1, std::memory_order_relaxed);
+  }
   l->spin_lock();
   bool waiting = l->recall(lp);
   l->spin_unlock();
@@ -248,7 +276,7 @@ void Simulation::close_outputs(LogicalProcess& lp, WakeList& wakes) {
   for (Link* l : lp.outputs_) {
     LogicalProcess& r = l->to_;
     std::lock_guard theirs(r.mutex_);
-    set_clock(*l, kNever);  // lp will never send again
+    r.in_[l->slot_].clock = kNever;  // lp will never send again
     if (r.phase_ == LogicalProcess::Phase::blocked && r.blocked_on_ == l) unblock(r, wakes);
   }
 }
@@ -280,7 +308,7 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp) {
       lp.pending_.pop_back();
       lp.key_ = m.key();
       lp.phase_ = LogicalProcess::Phase::active;
-      publish_bound(lp, m.time);
+      if (m.time > lp.bound_.load(std::memory_order_relaxed)) lp.bound_.store(m.time, std::memory_order_release);
       ++lp.stats_.events;
       if (!(next < lp.horizon_)) ++lp.stats_.deadlock_grants;
       own.unlock();
@@ -302,7 +330,7 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp) {
       // refresh_horizon took the null messages owed to us; send ours to the LPs waiting on us
       // (without our mutex: one mutex at a time), then look again.
       const Time bound = std::min(next, lp.horizon_);
-      if (bound > lp.bound_.load(std::memory_order_relaxed)) {
+      if (bound > lp.announced_) {
         publish_bound(lp, bound);
         if (lp.waiters_.load(std::memory_order_seq_cst) > 0) {
           own.unlock();
@@ -313,27 +341,26 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp) {
         }
       }
       holding->waited_.store(true, std::memory_order_seq_cst);
+      holding->from_.waiters_.fetch_add(1, std::memory_order_seq_cst);
     }
-    holding->from_.waiters_.fetch_add(1, std::memory_order_seq_cst);
     lp.blocked_on_ = holding;
     lp.phase_ = LogicalProcess::Phase::blocked;
-    if (nulls && holding->from_.bound_.load(std::memory_order_seq_cst) + holding->lookahead_ > holding->clock_) {
+    LogicalProcess::Input& held = lp.in_[holding->slot_];
+    if (nulls && held.sender_bound->load(std::memory_order_seq_cst) + held.lookahead > held.clock) {
       // Its sender published a higher bound before it could see us wait: take it and look
       // again (nobody unblocked us: that takes our mutex).
       holding->waited_.store(false, std::memory_order_relaxed);
       holding->from_.waiters_.fetch_sub(1, std::memory_order_relaxed);
       lp.blocked_on_ = nullptr;
       lp.phase_ = LogicalProcess::Phase::receiving;
-      pull_null(*holding);
+      pull_null(held);
       continue;
     }
     ++lp.stats_.blocks;
     holding->spin_lock();
     own.unlock();
     wakes.wake_all();
-    const auto start = Clock::now();
     holding->block();  // releases the spinlock once switched out; whoever wakes us unblock()ed us
-    lp.stats_.blocked_time += std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - start);
     own.lock();
   }
 }
@@ -367,13 +394,13 @@ void Simulation::ended(LogicalProcess& lp, bool failed) {
 Simulation::Breaking Simulation::break_deadlock(bool may_wait, bool total) {
   if (!total && config_.protocol == Protocol::null_messages) return Breaking::nothing;
   WakeList wakes;
+  bool skipped = false;  // an LP to restart was still switching out
   {
     AllLocks all(*this, may_wait);
     if (!all.owns()) return Breaking::busy;
     if (done_) return Breaking::nothing;
-    // The earliest pending message anywhere is safe if no event being handled can still send
-    // an earlier one: a message's key always exceeds that of the event that sent it. Its LP
-    // may go on up to the next LP's earliest message or event (less what it sends meanwhile).
+    // Every event from now on is at or after `floor`, the earliest pending message or event
+    // being handled anywhere: a message's key always exceeds that of the event that sent it.
     EventKey earliest{kNever}, runner_up{kNever};
     LogicalProcess* owner = nullptr;
     bool any_active = false;
@@ -386,8 +413,8 @@ Simulation::Breaking Simulation::break_deadlock(bool may_wait, bool total) {
           break;
         case LogicalProcess::Phase::receiving:
         case LogicalProcess::Phase::blocked: {
-          EventKey k = lp->inbox_min_;
-          if (!lp->pending_.empty()) k = std::min(k, lp->pending_.front().key());
+          const EventKey k = lp->earliest_pending();
+          earliest_[lp->index_] = k;
           if (k < earliest) {
             runner_up = earliest;
             earliest = k;
@@ -407,22 +434,38 @@ Simulation::Breaking Simulation::break_deadlock(bool may_wait, bool total) {
         if (lp->phase_ == LogicalProcess::Phase::blocked) unblock(*lp, wakes);
       }
     } else {
-      if (owner == nullptr || (any_active && !(earliest < earliest_active)) || earliest.time >= config_.end_time) {
-        return Breaking::nothing;
+      // Two proofs, each still valid later (an LP's own sends lower its grant, in receive()):
+      //  - the owner of the earliest pending message may go on up to the next LP's earliest
+      //    message or event, if no event being handled is earlier (this needs no lookahead);
+      //  - every LP may go on up to floor + its least input lookahead: whatever reaches it from
+      //    now on was sent by an event at or after floor, across a link at least that long.
+      // Every blocked LP whose earliest pending message is now granted restarts, at once.
+      const Time floor = std::min(earliest, earliest_active).time;
+      if (owner != nullptr && !(any_active && !(earliest < earliest_active))) {
+        owner->grant_limit_ = std::max(owner->grant_limit_, std::min(runner_up, earliest_active));
       }
-      owner->grant_limit_ = std::min(runner_up, earliest_active);  // still valid if we must retry
-      if (owner->phase_ != LogicalProcess::Phase::blocked) return Breaking::nothing;  // it will see it
-      if (!may_wait) {
-        if (!owner->blocked_on_->spin_try_lock()) return Breaking::busy;  // still switching out
-        owner->blocked_on_->spin_unlock();
+      for (auto& lp : processes_) {
+        if (lp->phase_ == LogicalProcess::Phase::finished) continue;
+        if (lp->min_lookahead_ > 0) lp->grant_limit_ = std::max(lp->grant_limit_, EventKey{floor + lp->min_lookahead_});
+        if (lp->phase_ != LogicalProcess::Phase::blocked) continue;  // it will see its grant
+        const EventKey k = earliest_[lp->index_];  // as found above
+        if (!(k < lp->grant_limit_) || k.time >= config_.end_time) continue;
+        if (!may_wait) {
+          // Not waiting and not allocating: the next break restarts it.
+          if (wakes.full() || !lp->blocked_on_->spin_try_lock()) {  // or still switching out
+            skipped = true;
+            continue;
+          }
+          lp->blocked_on_->spin_unlock();
+        }
+        unblock(*lp, wakes);
       }
-      unblock(*owner, wakes);
-      ++(total ? total_deadlocks_ : partial_deadlocks_);
+      if (!wakes.empty()) ++(total ? total_deadlocks_ : partial_deadlocks_);
     }
   }
   const bool woke = !wakes.empty();
   wakes.wake_all();
-  return woke ? Breaking::woke : Breaking::nothing;
+  return woke ? Breaking::woke : skipped ? Breaking::busy : Breaking::nothing;
 }
 
 SimulationStats Simulation::run(std::unique_ptr<ThreadPool> inner) {
@@ -431,6 +474,7 @@ SimulationStats Simulation::run(std::unique_ptr<ThreadPool> inner) {
   claim("psim::Simulation::run");
   auto pool = std::make_unique<SimulationPool>(*this, inner ? std::move(inner) : std::make_unique<LocalQueuePool>());
   std::unique_ptr<Scheduler> previous = rt->replace_scheduler(std::make_unique<SimulationScheduler>(*this, std::move(pool)));
+  earliest_.resize(processes_.size());  // for break_deadlock, which must not allocate
   const auto start = Clock::now();
   std::exception_ptr failure;
   std::size_t started = 0;
@@ -460,12 +504,11 @@ SimulationStats Simulation::run(std::unique_ptr<ThreadPool> inner) {
   for (auto& lp : processes_) {
     ProcessStats& p = lp->stats_;
     p.null_messages = 0;
-    for (const Link* l : lp->outputs_) p.null_messages += l->null_messages_;
+    for (const Link* l : lp->outputs_) p.null_messages += l->null_messages();
     s.events += p.events;
     s.messages += p.messages_sent;
     s.null_messages += p.null_messages;
     s.blocks += p.blocks;
-    s.blocked_time += p.blocked_time;
     s.processes.push_back(p);
   }
   return s;

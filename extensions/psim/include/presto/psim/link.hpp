@@ -33,10 +33,10 @@ class Link final : public SynchroObject {
   LogicalProcess& to() const noexcept { return to_; }
   Time lookahead() const noexcept { return lookahead_; }
   // The clock, read after (or before) a run: every message sent from now on is at least this.
-  Time clock() const noexcept { return clock_; }
+  Time clock() const noexcept;
   // Messages and null messages sent on it so far.
   std::uint64_t messages() const noexcept { return messages_; }
-  std::uint64_t null_messages() const noexcept { return null_messages_; }
+  std::uint64_t null_messages() const noexcept;
 
   std::string_view kind() const noexcept override { return "psim link"; }
 
@@ -47,12 +47,10 @@ class Link final : public SynchroObject {
   LogicalProcess& from_;
   LogicalProcess& to_;
   Time lookahead_;
-  // Guarded by the receiver's mutex.
-  Time clock_;
+  // Guarded by the receiver's mutex (which also guards its clock, kept in to_.in_[slot_]).
   std::uint32_t slot_ = 0;     // its index in to_.inputs_
   std::vector<Message> fifo_;  // sent, not yet taken in by the receiver, in send order
   std::uint64_t messages_ = 0;
-  std::uint64_t null_messages_ = 0;
   // The receiver sleeps on this link: its sender owes it a null message when its bound grows.
   std::atomic<bool> waited_{false};
 };

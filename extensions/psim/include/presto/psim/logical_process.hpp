@@ -24,8 +24,8 @@
 // LPs are created by Simulation::add and run by Simulation::run (or SequentialSimulator::run);
 // an LP runs once. Its statistics are read after the run.
 
+#include <algorithm>
 #include <atomic>
-#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -49,7 +49,6 @@ struct ProcessStats {
   std::uint64_t null_messages = 0;     // sent on its output links
   std::uint64_t blocks = 0;            // times receive() slept
   std::uint64_t deadlock_grants = 0;   // messages it received because PSIM broke a deadlock
-  std::chrono::nanoseconds blocked_time{0};  // wall time spent asleep in receive()
 };
 
 class LogicalProcess : public Thread {
@@ -79,6 +78,7 @@ class LogicalProcess : public Thread {
  private:
   friend class Simulation;
   friend class SequentialSimulator;
+  friend class Link;
 
   enum class Phase { active, receiving, blocked, finished };
 
@@ -100,17 +100,34 @@ class LogicalProcess : public Thread {
   presto::Spinlock mutex_;
   Phase phase_ = Phase::active;
   std::vector<Message> pending_;   // heap (LaterKey): taken in, not yet received
-  std::vector<Time> input_clocks_;  // clock of inputs_[i], kept by Simulation::set_clock
+  // The receiving side of inputs_[i], contiguous for the horizon's scan: the link's clock (the
+  // only copy), what a null message on it adds to its sender's bound, and the null messages
+  // it took.
+  struct Input {
+    Time clock;
+    Time lookahead;
+    const std::atomic<Time>* sender_bound;
+    std::uint64_t null_messages = 0;
+  };
+  std::vector<Input> in_;
   std::vector<Link*> filled_;      // input links whose FIFO holds messages
   EventKey inbox_min_{kNever};     // least key in those FIFOs
-  Time horizon_ = 0;               // least input link clock seen last (clocks only grow)
+  Time horizon_ = 0;               // <= every input clock (clocks only grow); see refresh_horizon
+  std::uint32_t least_ = 0;        // the input whose clock was least at the last full scan
+  Time runner_up_ = -kNever;       // <= every other input's clock
   Link* blocked_on_ = nullptr;
   // Read by other LPs without mutex_:
   std::atomic<std::uint32_t> waiters_{0};  // LPs blocked on one of its output links
   std::atomic<Time> bound_{0};  // published lower bound on its next event (only grows)
+  Time announced_ = 0;  // the last bound it published before reading waiters_ (guarded by mutex_)
   // Breaking a deadlock proved every message below this key safe for this LP: nothing that
   // is not this LP's own doing can reach it below the key, and its sends to other LPs lower it.
   EventKey grant_limit_{};
+  Time min_lookahead_ = kNever;  // least lookahead of its input links
+  // Its earliest message taken in or not (with mutex_ held).
+  EventKey earliest_pending() const noexcept {
+    return pending_.empty() ? inbox_min_ : std::min(inbox_min_, pending_.front().key());
+  }
   std::vector<std::pair<Link*, Message>> outbox_;  // sent while handling the event (nullptr: to itself)
 };
 

@@ -5,8 +5,11 @@
 //  - Protocol::deadlock_recovery (Chandy and Misra, 1981; PSIM's own): LPs block until their
 //    next message is safe; no null messages. Deadlocks are broken by the processors: the
 //    SimulationPool, asked for a thread when none is ready, and the SimulationScheduler, when
-//    the system would halt, restart the blocked LP whose earliest pending message is the
-//    earliest in the whole simulation (and earlier than any event being handled).
+//    the system would halt, find the earliest pending message or event being handled in the
+//    whole simulation (the floor) and restart at once every blocked LP whose earliest message
+//    is then provably safe: below the floor plus the least lookahead of its input links, or,
+//    for the LP holding the earliest message, below every other LP's earliest (which needs no
+//    lookahead).
 //  - Protocol::null_messages (Chandy, Misra and Bryant), with null messages on demand: a null
 //    message raises a link's clock to the earliest time its sender could still send on it (the
 //    sender's lower bound on its next event, plus the link's lookahead). An LP about to block
@@ -30,7 +33,6 @@
 // state is guarded by its own spinlock, held for a few hundred nanoseconds per event and never
 // across a context switch; only breaking a deadlock takes them all.
 
-#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -60,7 +62,6 @@ struct SimulationStats {
   std::uint64_t partial_deadlocks = 0;  // broken by the SimulationPool
   std::uint64_t total_deadlocks = 0;    // broken by the SimulationScheduler's halt
   std::uint64_t blocks = 0;
-  std::chrono::nanoseconds blocked_time{0};  // all LPs
   double seconds = 0;                  // wall time of the run
   std::vector<ProcessStats> processes;  // by LP index
   std::uint64_t deadlocks() const noexcept { return partial_deadlocks + total_deadlocks; }
@@ -99,9 +100,9 @@ class Simulation {
   // --- For SimulationPool and SimulationScheduler -----------------------------------------
 
   enum class Breaking { woke, nothing, busy };
-  // Breaks a (partial or total) deadlock, if there is one: makes ready the blocked LP whose
-  // earliest pending message is provably safe, or ends the simulation once nothing before the
-  // end time can happen. Called from the dispatch path: never blocks when `may_wait` is
+  // Breaks a (partial or total) deadlock, if there is one: grants every LP what is provably
+  // safe for it and makes ready each blocked LP whose earliest pending message that grants,
+  // or ends the simulation once nothing before the end time can happen. Called from the dispatch path: never blocks when `may_wait` is
   // false, answering busy if a lock it needs is held (then the caller should try again).
   Breaking break_deadlock(bool may_wait, bool total);
 
@@ -116,13 +117,15 @@ class Simulation {
   void claim(const char* by);  // a Simulation runs once
   // With the receiver's mutex held:
   void deliver(Link& link, const Message& m, WakeList& wakes);
-  void set_clock(Link& link, Time clock);  // the link's and its receiver's copy
-  void pull_null(Link& link);  // raises link's clock to its sender's published bound
+  // Raises an input's clock to its sender's published bound; returns the clock.
+  Time pull_null(LogicalProcess::Input& in);
   void unblock(LogicalProcess& lp, WakeList& wakes);
   // With lp's own mutex held:
   void take_in(LogicalProcess& lp);
-  // Sets lp's horizon to its least input clock and returns that link (nullptr: no inputs).
+  // Sets lp's horizon to its least input clock and returns that link (nullptr: no inputs);
+  // with null messages, first takes what is owed on the inputs whose clocks are <= next.
   Link* refresh_horizon(LogicalProcess& lp, Time next);
+  // Publishes lp's bound (sequentially consistent), to be followed by a look at its waiters.
   void publish_bound(LogicalProcess& lp, Time bound);
   void finish_inputs(LogicalProcess& lp);
   // With no mutex held (each takes the receivers' in turn):
@@ -138,6 +141,7 @@ class Simulation {
   std::vector<std::unique_ptr<Link>> links_;
   bool claimed_ = false;
 
+  std::vector<EventKey> earliest_;  // by LP: its earliest pending message (break_deadlock's, under AllLocks)
   bool done_ = false;  // nothing before the end time can happen (or an LP failed); all mutexes
   std::uint64_t partial_deadlocks_ = 0;
   std::uint64_t total_deadlocks_ = 0;

@@ -2,9 +2,8 @@
 // SimulationPool: PSIM's ready pool. It keeps ready threads in an inner pool of any kind
 // (FIFO, LIFO, priority, per-processor, shuffle...) and behaves exactly like it, except that a
 // get() that would return nothing first tries to break a partial deadlock: it restarts the
-// blocked LP with the earliest pending message if that message is provably safe
-// (Simulation::break_deadlock), puts it in the inner pool and returns what the inner pool then
-// gives. The processors and the scheduler are thus "duped into breaking partial deadlock
+// blocked LPs whose earliest pending messages are provably safe (Simulation::break_deadlock),
+// which puts them in the inner pool, and returns what the inner pool then gives. The processors and the scheduler are thus "duped into breaking partial deadlock
 // without their knowledge" (Bershad, Lazowska and Levy, 1988, on PSIM).
 //
 // When the deadlock breaker finds a lock it needs held (get runs in the dispatch path and must

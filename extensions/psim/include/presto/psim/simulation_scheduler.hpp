@@ -1,7 +1,8 @@
 #pragma once
 // SimulationScheduler: presto::Scheduler with PSIM's halting rule. When every processor is
 // idle and nothing is ready (every LP blocked: a total deadlock), halt() restarts the blocked
-// LP with the earliest pending message, or ends the simulation if nothing before its end time
+// LPs whose earliest pending messages are provably safe (Simulation::break_deadlock), at
+// least the one with the earliest message, or ends the simulation if nothing before its end time
 // remains; only if neither applies (a deadlock outside the simulation's reach) does it fall
 // back to Scheduler::halt(), which reports the Deadlock. Installed by Simulation::run.
 
