@@ -38,7 +38,8 @@ struct TextRanges {
 
 TextRanges ranges;
 
-void on_quantum(int, siginfo_t* info, void* context) {
+// Unused where preemption is unavailable (the sanitizers, other platforms).
+[[maybe_unused]] void on_quantum(int, siginfo_t* info, void* context) {
   if (info->si_code != SI_TIMER) return;  // not our timer
   const int saved_errno = errno;
   if (Processor* p = Processor::current()) Dispatch::quantum_expired(*p, *static_cast<ucontext_t*>(context));
