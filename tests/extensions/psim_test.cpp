@@ -3,6 +3,7 @@
 // deadlocks are broken and counted; misuse is reported.
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <string>
 #include <tuple>
@@ -253,6 +254,23 @@ class Sink final : public LogicalProcess {
   }
 };
 
+// Sends one message after spinning for `busy` of wall time in initialize().
+class SlowSender final : public LogicalProcess {
+ public:
+  SlowSender(std::string name, std::chrono::milliseconds busy) : LogicalProcess(std::move(name)), busy_(busy) {}
+
+ protected:
+  void initialize() override {
+    const auto until = std::chrono::steady_clock::now() + busy_;
+    while (std::chrono::steady_clock::now() < until) {
+    }
+    send(*outputs().front(), Message{}, 1.0);
+  }
+
+ private:
+  std::chrono::milliseconds busy_;
+};
+
 class PastSender final : public LogicalProcess {
  public:
   using LogicalProcess::LogicalProcess;
@@ -280,6 +298,31 @@ TEST_CASE("receive merges input links in timestamp order (process style)", "[psi
   // then 2.0 for the rest; the sink sees all 100, sorted.
   CHECK(times.size() == 100);
   CHECK(std::is_sorted(times.begin(), times.end()));
+}
+
+TEST_CASE("an LP's blocked time is the wall time it slept in receive()", "[psim]") {
+  // One processor, FIFO: the sink (added first) runs first and sleeps on its input until the
+  // sender, after 20 ms of work, sends; so it sleeps at least those 20 ms, and no longer than
+  // the run.
+  const auto busy = std::chrono::milliseconds(20);
+  for (Protocol protocol : kProtocols) {
+    INFO(to_string(protocol));
+    presto::test::Config cfg{1, presto::test::PoolKind::fifo};
+    auto [stats, sink_times] = presto::test::run(cfg, [&] {
+      Simulation sim{{.protocol = protocol, .end_time = 10}};
+      auto& sink = sim.add<Sink>("sink");
+      auto& sender = sim.add<SlowSender>("sender", busy);
+      sim.connect(sender, sink, 1.0);
+      SimulationStats s = sim.run(presto::test::make_pool(cfg.pool));
+      return std::pair{s, sink.times};
+    });
+    CHECK(sink_times.size() == 1);
+    const ProcessStats& sink = stats.processes[0];
+    REQUIRE(sink.blocks >= 1);
+    CHECK(sink.blocked_time >= busy);
+    CHECK(sink.blocked_time.count() <= static_cast<std::int64_t>(stats.seconds * 1e9 * 1.05) + 1000);
+    CHECK(stats.blocked_time == sink.blocked_time + stats.processes[1].blocked_time);
+  }
 }
 
 TEST_CASE("sending into the past and other misuse raise UsageError naming the LP", "[psim]") {

@@ -26,6 +26,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -48,6 +49,7 @@ struct ProcessStats {
   std::uint64_t scheduled = 0;         // to itself
   std::uint64_t null_messages = 0;     // sent on its output links
   std::uint64_t blocks = 0;            // times receive() slept
+  std::chrono::nanoseconds blocked_time{0};  // wall time asleep in receive() (see Simulation::run)
   std::uint64_t deadlock_grants = 0;   // messages it received because PSIM broke a deadlock
 };
 
@@ -95,6 +97,7 @@ class LogicalProcess : public Thread {
   EventKey key_{};  // of the event being handled; its children's keys exceed it
   std::uint64_t sequence_ = 0;
   ProcessStats stats_;
+  std::uint64_t blocked_ticks_ = 0;  // asleep in receive(), in Simulation::ticks()
 
   // PSIM's state, guarded by mutex_ (see the locking note in simulation.cpp).
   presto::Spinlock mutex_;

@@ -33,6 +33,7 @@
 // state is guarded by its own spinlock, held for a few hundred nanoseconds per event and never
 // across a context switch; only breaking a deadlock takes them all.
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -62,6 +63,7 @@ struct SimulationStats {
   std::uint64_t partial_deadlocks = 0;  // broken by the SimulationPool
   std::uint64_t total_deadlocks = 0;    // broken by the SimulationScheduler's halt
   std::uint64_t blocks = 0;
+  std::chrono::nanoseconds blocked_time{0};  // all LPs' wall time asleep in receive()
   double seconds = 0;                  // wall time of the run
   std::vector<ProcessStats> processes;  // by LP index
   std::uint64_t deadlocks() const noexcept { return partial_deadlocks + total_deadlocks; }
@@ -107,6 +109,8 @@ class Simulation {
   Breaking break_deadlock(bool may_wait, bool total);
 
  private:
+  // A cheap monotonic tick count for the blocked times (see simulation.cpp).
+  static std::uint64_t ticks() noexcept;
   friend class LogicalProcess;
   friend class SequentialSimulator;
 
