@@ -24,14 +24,13 @@ void LogicalProcess::misuse(const std::string& what) const {
   throw UsageError("logical process '" + name() + "' " + what);
 }
 
-void LogicalProcess::check_owner(const char* operation) const {
+void LogicalProcess::owner_error(const char* operation) const {
   if (simulation_ == nullptr) misuse(std::string("called ") + operation + " outside a simulation");
-  if (sequential_ != nullptr) return;
   if (&Thread::current() != this) {
     misuse(std::string("had ") + operation + " called on it by " + Thread::current().describe() +
            "; only the LP's own thread may call it");
   }
-  if (phase_ == Phase::finished) misuse(std::string("called ") + operation + " after its simulation ended");
+  misuse(std::string("called ") + operation + " after its simulation ended");
 }
 
 Message LogicalProcess::stamp(Message message, Time delay, const Link* link) {

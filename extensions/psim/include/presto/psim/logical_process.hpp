@@ -86,7 +86,16 @@ class LogicalProcess : public Thread {
 
   void run() final;
   Message stamp(Message message, Time delay, const Link* link);
-  void check_owner(const char* operation) const;
+  // UsageError unless the LP's own thread calls `operation` during its simulation (the
+  // sequential simulator runs it from its own thread). The check inline, the messages not.
+  void check_owner(const char* operation) const {
+    if (simulation_ != nullptr && (sequential_ != nullptr || (&Thread::current() == this && phase_ != Phase::finished)))
+        [[likely]] {
+      return;
+    }
+    owner_error(operation);
+  }
+  [[noreturn, gnu::cold]] void owner_error(const char* operation) const;
   [[noreturn]] void misuse(const std::string& what) const;
 
   Simulation* simulation_ = nullptr;
