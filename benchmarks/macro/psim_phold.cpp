@@ -23,6 +23,7 @@
 #include <presto/psim/sequential_simulator.hpp>
 #include <presto/psim/simulation.hpp>
 
+#include "../../apps/support/command_line.hpp"
 #include "../support/harness.hpp"
 
 using namespace presto::psim;
@@ -82,24 +83,13 @@ bench::Result with_cores(const char* what, F&& f) {
 
 int main(int argc, char** argv) {
   bool quick = false;
-  bool sweep = true;
+  bool no_sweep = false;
   std::string csv;
   double work_us = 1.0;
-  for (int i = 1; i < argc; ++i) {
-    std::string a = argv[i];
-    if (a == "--quick") {
-      quick = true;
-    } else if (a == "--no-sweep") {
-      sweep = false;
-    } else if (a == "--csv" && i + 1 < argc) {
-      csv = argv[++i];
-    } else if (a == "--work-us" && i + 1 < argc) {
-      work_us = std::stod(argv[++i]);
-    } else {
-      std::printf("usage: %s [--quick] [--no-sweep] [--csv FILE] [--work-us W]\n", argv[0]);
-      return a == "--help" ? 0 : 2;
-    }
-  }
+  presto::apps::CommandLine cl{"usage: %s [--quick] [--no-sweep] [--csv FILE] [--work-us W]\n"};
+  cl.flag("--quick", quick).flag("--no-sweep", no_sweep).option("--csv", csv).option("--work-us", work_us);
+  if (!cl.parse(argc, argv)) return 2;
+  const bool sweep = !no_sweep;
   const int reps = quick ? 3 : 5;
   const double events = quick ? 40000 : 200000;
   std::printf("# load average at start: %.2f (this machine's other load distorts multi-processor ratios)\n",

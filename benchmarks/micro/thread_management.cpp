@@ -31,6 +31,7 @@
 #include <presto/runtime.hpp>
 #include <presto/thread_management.hpp>
 
+#include "../../apps/support/command_line.hpp"
 #include "../support/harness.hpp"
 
 using presto::bench::Result;
@@ -162,60 +163,42 @@ std::vector<presto::ThreadManagement> parse_alternatives(const std::string& text
   return out;
 }
 
-void usage() {
-  std::printf(
-      "thread_management: null-thread rate and start latency of the five thread-management alternatives\n"
-      "(Anderson, Lazowska and Levy 1989) as processors grow.\n\n"
-      "  --processors LIST   comma-separated processor counts (default 1,2,4,... up to the hardware threads)\n"
-      "  --alternatives L    comma-separated subset of single-lock, multiple-locks, local-free-lists,\n"
-      "                      idle-queue, local-ready-queues (default: all; ratios need local-ready-queues)\n"
-      "  --threads N         null threads per rate repetition (default 1000000, as the paper)\n"
-      "  --latency K         start-latency samples (default 20000)\n"
-      "  --repetitions R     rate repetitions, the median is reported (default 5)\n"
-      "  --work N            empty-loop iterations each thread runs before forking (default 0; the\n"
-      "                      paper's Fig. 3.3 gave each thread ~6x a null thread's cost)\n"
-      "  --quick             small counts (CI smoke run)\n"
-      "  --csv FILE          also write the table as CSV\n");
-}
+constexpr const char* kUsage =
+    "thread_management: null-thread rate and start latency of the five thread-management alternatives\n"
+    "(Anderson, Lazowska and Levy 1989) as processors grow.\n\n"
+    "  --processors LIST   comma-separated processor counts (default 1,2,4,... up to the hardware threads)\n"
+    "  --alternatives L    comma-separated subset of single-lock, multiple-locks, local-free-lists,\n"
+    "                      idle-queue, local-ready-queues (default: all; ratios need local-ready-queues)\n"
+    "  --threads N         null threads per rate repetition (default 1000000, as the paper)\n"
+    "  --latency K         start-latency samples (default 20000)\n"
+    "  --repetitions R     rate repetitions, the median is reported (default 5)\n"
+    "  --work N            empty-loop iterations each thread runs before forking (default 0; the\n"
+    "                      paper's Fig. 3.3 gave each thread ~6x a null thread's cost)\n"
+    "  --quick             small counts (CI smoke run)\n"
+    "  --csv FILE          also write the table as CSV\n";
 
 }  // namespace
 
 int main(int argc, char** argv) {
   Options o;
+  presto::apps::CommandLine cl{kUsage};
+  cl.option("--processors", [&](const std::string& v) { o.processors = bench::parse_processor_list(v.c_str()); })
+      .option("--alternatives", [&](const std::string& v) { o.alternatives = parse_alternatives(v); })
+      .option("--work", o.work)
+      .option("--threads", o.threads)
+      .option("--latency", o.latency)
+      .option("--repetitions", o.repetitions)
+      .flag("--quick",
+            [&] {
+              o.threads = 20000;
+              o.latency = 2000;
+              o.repetitions = 3;
+            })
+      .option("--csv", o.csv);
   try {
-    for (int i = 1; i < argc; ++i) {
-      std::string a = argv[i];
-      auto value = [&]() -> const char* {
-        if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
-        return argv[++i];
-      };
-      if (a == "--help" || a == "-h") {
-        usage();
-        return 0;
-      } else if (a == "--processors") {
-        o.processors = bench::parse_processor_list(value());
-      } else if (a == "--alternatives") {
-        o.alternatives = parse_alternatives(value());
-      } else if (a == "--work") {
-        o.work = std::strtoull(value(), nullptr, 10);
-      } else if (a == "--threads") {
-        o.threads = std::strtoull(value(), nullptr, 10);
-      } else if (a == "--latency") {
-        o.latency = std::strtoull(value(), nullptr, 10);
-      } else if (a == "--repetitions") {
-        o.repetitions = std::atoi(value());
-      } else if (a == "--quick") {
-        o.threads = 20000;
-        o.latency = 2000;
-        o.repetitions = 3;
-      } else if (a == "--csv") {
-        o.csv = value();
-      } else {
-        throw std::runtime_error("unknown option " + a + " (see --help)");
-      }
-    }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "thread_management: %s\n", e.what());
+    if (!cl.parse(argc, argv)) return 2;
+  } catch (const std::exception& e) {  // a bad processor list or alternative
+    cl.error(e.what());
     return 2;
   }
   if (o.processors.empty()) o.processors = bench::default_processor_counts();

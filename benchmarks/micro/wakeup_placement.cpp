@@ -29,6 +29,7 @@
 #include <presto/channels/channels.hpp>
 #include <presto/presto.hpp>
 
+#include "../../apps/support/command_line.hpp"
 #include "../support/harness.hpp"
 
 using presto::LocalQueuePool;
@@ -145,48 +146,32 @@ struct Case {
   }
 };
 
-void usage() {
-  std::printf(
-      "wakeup_placement: LocalQueuePool's wake-up placements (waker, last, shortest, random) on Joyce's BM\n"
-      "(100 channel pairs) and a semaphore token ring, as ns per message with ratios against waker.\n\n"
-      "  --processors LIST   comma-separated processor counts (default 1,2,4,... up to the hardware threads)\n"
-      "  --messages M        messages per pair / laps per ring thread (default 2000)\n"
-      "  --work N            empty-loop iterations per message on each side (default 4, Joyce's BM2)\n"
-      "  --repetitions R     repetitions, the median is reported (default 5)\n"
-      "  --quick             small counts (CI smoke run)\n");
-}
+constexpr const char* kUsage =
+    "wakeup_placement: LocalQueuePool's wake-up placements (waker, last, shortest, random) on Joyce's BM\n"
+    "(100 channel pairs) and a semaphore token ring, as ns per message with ratios against waker.\n\n"
+    "  --processors LIST   comma-separated processor counts (default 1,2,4,... up to the hardware threads)\n"
+    "  --messages M        messages per pair / laps per ring thread (default 2000)\n"
+    "  --work N            empty-loop iterations per message on each side (default 4, Joyce's BM2)\n"
+    "  --repetitions R     repetitions, the median is reported (default 5)\n"
+    "  --quick             small counts (CI smoke run)\n";
 
 }  // namespace
 
 int main(int argc, char** argv) {
   Options o;
-  try {
-    for (int i = 1; i < argc; ++i) {
-      std::string a = argv[i];
-      auto value = [&]() -> const char* {
-        if (i + 1 >= argc) throw std::runtime_error(a + " needs a value");
-        return argv[++i];
-      };
-      if (a == "--help" || a == "-h") {
-        usage();
-        return 0;
-      } else if (a == "--processors") {
-        o.processors = bench::parse_processor_list(value());
-      } else if (a == "--messages") {
-        o.messages = std::strtoull(value(), nullptr, 10);
-      } else if (a == "--work") {
-        o.work = std::strtoull(value(), nullptr, 10);
-      } else if (a == "--repetitions") {
-        o.repetitions = std::atoi(value());
-      } else if (a == "--quick") {
+  presto::apps::CommandLine cl{kUsage};
+  cl.option("--processors", [&](const std::string& v) { o.processors = bench::parse_processor_list(v.c_str()); })
+      .option("--messages", o.messages)
+      .option("--work", o.work)
+      .option("--repetitions", o.repetitions)
+      .flag("--quick", [&] {
         o.messages = 200;
         o.repetitions = 3;
-      } else {
-        throw std::runtime_error("unknown option " + a + " (see --help)");
-      }
-    }
-  } catch (const std::exception& e) {
-    std::fprintf(stderr, "wakeup_placement: %s\n", e.what());
+      });
+  try {
+    if (!cl.parse(argc, argv)) return 2;
+  } catch (const std::exception& e) {  // a bad processor list
+    cl.error(e.what());
     return 2;
   }
   if (o.processors.empty()) o.processors = bench::default_processor_counts();
