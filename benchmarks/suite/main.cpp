@@ -66,6 +66,11 @@ void print_targets(const Suite& s) {
        3, false, false},
       {"Fig. 3, " + std::to_string(pmax) + " procs: 40,000 threads / " + std::to_string(pmax) + " threads",
        s.find("matmul200", "presto", pmax, 40'000), s.find("matmul200", "presto", pmax, pmax), 1.15, true, false},
+      {"Fig. 3, ikj kernel, " + std::to_string(pmax) + " procs: 40,000 threads / " + std::to_string(pmax) + " threads",
+       s.find("matmul200_ikj", "presto", pmax, 40'000), s.find("matmul200_ikj", "presto", pmax, pmax), 1.15, true, false},
+      {"Fig. 3, ikj kernel, " + std::to_string(pmax) + " procs: 40,000 threads / the kernel per element, no threads",
+       s.find("matmul200_ikj", "presto", pmax, 40'000), s.find("matmul200_ikj", "kernel-per-element", pmax, 40'000), 1.15,
+       true, false},
       {std::to_string(blocked) + " blocked threads: bytes resident per thread", s.find("blocked_memory", "presto", 1, blocked),
        nullptr, 16 * 1024, true, true},
   };

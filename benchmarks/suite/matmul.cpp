@@ -1,6 +1,11 @@
-// Matrix multiplication, the paper's Figures 2 and 3. C = A x B for n x n doubles, B kept
-// transposed so that each element is one contiguous dot product. A computation split over T
-// threads gives each thread a contiguous run of about n*n/T elements of C.
+// Matrix multiplication, the paper's Figures 2 and 3. C = A x B for n x n doubles. A
+// computation split over T threads gives each thread a contiguous run of about n*n/T elements
+// of C, computed by one of two kernels:
+//   dot - B kept transposed, each element one contiguous dot product (the paper's program)
+//   ikj - the loop a user writes first: for each row segment, C[i][j] += A[i][k] * B[k][j]
+//         over k, then j; vectorized over a whole row, a strided dot product for one element
+// The ikj kernel is the tighter one at a few threads, so the cost of 40,000 threads shows
+// more: Figure 3's ratio is measured with both.
 //   Figure 2: one thread per processor, 1..P processors (speed-up); the "Dynix" line of the
 //             paper is std::thread doing the same split.
 //   Figure 3: 200 x 200 on P processors as T grows from 1 to 40,000 (one thread per
@@ -22,21 +27,47 @@ namespace {
 
 class Matmul {
  public:
-  explicit Matmul(std::size_t n) : n_(n), a_(n * n), bt_(n * n), c_(n * n) {
+  enum class Kernel { dot, ikj };
+
+  explicit Matmul(std::size_t n, Kernel kernel = Kernel::dot)
+      : n_(n), kernel_(kernel), a_(n * n), b_(n * n), bt_(n * n), c_(n * n) {
     for (std::size_t i = 0; i < n * n; ++i) {
       a_[i] = static_cast<double>(i % 7);
       bt_[i] = static_cast<double>(i % 5);
     }
+    for (std::size_t i = 0; i < n; ++i) {
+      for (std::size_t j = 0; j < n; ++j) b_[j * n + i] = bt_[i * n + j];
+    }
   }
   std::size_t elements() const noexcept { return n_ * n_; }
-  // Computes elements [first, last) of C.
+  // Computes elements [first, last) of C. Both kernels add the products in the order of k, so
+  // they give the same C to the bit.
   void compute(std::size_t first, std::size_t last) {
+    if (kernel_ == Kernel::ikj) {
+      compute_ikj(first, last);
+      return;
+    }
     for (std::size_t e = first; e < last; ++e) {
       const double* row = &a_[(e / n_) * n_];
       const double* col = &bt_[(e % n_) * n_];
       double sum = 0;
       for (std::size_t k = 0; k < n_; ++k) sum += row[k] * col[k];
       c_[e] = sum;
+    }
+  }
+  void compute_ikj(std::size_t first, std::size_t last) {
+    for (std::size_t e = first; e < last;) {
+      const std::size_t i = e / n_;
+      const std::size_t j0 = e % n_;
+      const std::size_t j1 = std::min(n_, j0 + (last - e));
+      double* c = &c_[i * n_];
+      std::fill(c + j0, c + j1, 0.0);
+      for (std::size_t k = 0; k < n_; ++k) {
+        const double a = a_[i * n_ + k];
+        const double* b = &b_[k * n_];
+        for (std::size_t j = j0; j < j1; ++j) c[j] += a * b[j];
+      }
+      e += j1 - j0;
     }
   }
   // Part t of T.
@@ -57,7 +88,8 @@ class Matmul {
 
  private:
   std::size_t n_;
-  std::vector<double> a_, bt_, c_, expected_;
+  Kernel kernel_;
+  std::vector<double> a_, b_, bt_, c_, expected_;
 };
 
 void presto_split(presto::Runtime& rt, Matmul& m, std::size_t parts) {
@@ -115,6 +147,28 @@ void figure3(Suite& s, std::size_t p, const std::vector<std::size_t>& counts) {
   }
 }
 
+// Figure 3's end points with the ikj kernel: P threads and 40,000 (one per element), beside the
+// kernel alone, element by element on P OS threads: what 40,000 free threads would cost.
+void figure3_ikj(Suite& s, std::size_t p) {
+  Matmul m{200, Matmul::Kernel::ikj};
+  presto::Runtime rt{{.processors = p}};
+  for (std::size_t t : {p, std::size_t{40'000}}) {
+    s.measure("matmul200_ikj", "presto", p, 1, [&] { m.checked([&] { presto_split(rt, m, t); }); }, t);
+  }
+  s.measure("matmul200_ikj", "kernel-per-element", p, 1, [&] {
+    Pinned pin{p};
+    m.checked([&] {
+      std::vector<std::thread> threads;
+      for (std::size_t q = 0; q < p; ++q) {
+        threads.emplace_back([&m, q, p] {
+          for (std::size_t e = m.elements() * q / p, last = m.elements() * (q + 1) / p; e < last; ++e) m.compute(e, e + 1);
+        });
+      }
+      for (auto& t : threads) t.join();
+    });
+  }, 40'000);
+}
+
 }  // namespace
 
 // The thread counts of Figure 3 (shared with the Go peer, which takes the same list).
@@ -138,6 +192,7 @@ void run_matmul(Suite& s) {
   figure2(s, o.quick ? 200 : 600);
   auto counts = figure3_counts(o.quick, o.max_processors);
   for (std::size_t p = 1; p <= o.max_processors; ++p) figure3(s, p, counts);
+  figure3_ikj(s, o.max_processors);
 }
 
 }  // namespace presto::bench

@@ -80,6 +80,16 @@ PRESTO_INLINE void Dispatch::scheduler_ready(RuntimeImpl& r, Processor& p, Threa
   pool.put(t);
 }
 
+PRESTO_INLINE bool Dispatch::scheduler_withdraw(RuntimeImpl& r, Processor& p, Thread& t) {
+  Scheduler& s = *r.scheduler.load(std::memory_order_acquire);
+  if (!s.plain_) [[unlikely]] return s.withdraw(t);
+  ThreadPool& pool = s.pool();
+  if (LocalQueuePool* local = pool.local_; local != nullptr && p.index_ < local->count_) [[likely]] {
+    if (local->queues_[p.index_].withdraw(t)) [[likely]] return true;
+  }
+  return pool.withdraw(t);
+}
+
 std::size_t Dispatch::ready_count(Processor& p) noexcept {
   enter(p);
   std::size_t n = impl_of(p).scheduler.load(std::memory_order_acquire)->pool().size();
@@ -104,6 +114,81 @@ void Dispatch::yield(Thread& self) {
   }
   p.after_ = Processor::After::requeue;
   switch_to(p, &self, self.context_, next);
+}
+
+// Room a joiner keeps below its own frame, beyond the stack_size it leaves to an inline child:
+// the frames of join_inline, run_inline and run_body, and a signal frame (preemption).
+constexpr std::size_t kInlineMargin = 8 * 1024;
+
+PRESTO_INLINE bool Dispatch::may_join_inline(RuntimeImpl& r, Processor& p, const Thread& self, const Thread& child) noexcept {
+  // Only threads of class Thread itself (a subclass may observe its dispatches and sleeps), on
+  // a default-size stack, that have never run and may run here.
+  if (!r.inline_joins || !self.plain_ || !child.plain_ || child.stack_size_ != 0 || child.context_.fctx != nullptr ||
+      child.runtime_ != self.runtime_) {
+    return false;
+  }
+  if (const std::size_t pinned = pinned_to(child); pinned != Thread::kAnyProcessor && pinned != p.index_) return false;
+  // The child is promised stack_size bytes of stack: the joiner's must have them free.
+  const auto* frame = static_cast<const char*>(__builtin_frame_address(0));
+  const auto* base = static_cast<const char*>(self.stack_.base);
+  return base != nullptr && frame > base && static_cast<std::size_t>(frame - base) >= r.stack_size + kInlineMargin;
+}
+
+bool Dispatch::join_inline(Thread& self, Thread& child) {
+  Processor& p = *self.processor_;
+  RuntimeImpl& r = impl_of(p);
+  if (!may_join_inline(r, p, self, child)) return false;
+  enter(p);
+  bool taken = false;
+  try {
+    taken = !must_leave(p) && scheduler_withdraw(r, p, child);
+  } catch (...) {
+    leave(p);
+    throw;
+  }
+  if (!taken) {
+    leave(p);
+    return false;
+  }
+  run_inline(p, self, child);
+  child.spin_lock();
+  return true;
+}
+
+void Dispatch::run_inline(Processor& p, Thread& self, Thread& child) {
+  // child is ours alone: in no pool and never run. self waits on it as a blocked joiner would,
+  // so that a second joiner, a deadlock report and the debugger see the join, while self's
+  // stack runs child as a call. Inside the gate, so no preemption sees the change of identity.
+  child.remember(self);
+  self.set_state(ThreadState::blocked);
+  child.spin_unlock();
+  child.host_ = &self;
+  child.stack_ = self.stack_;
+  child.context_ = self.context_;  // the sanitizers' view of the stack; fctx is set if it switches out
+  child.processor_ = &p;
+  child.set_state(ThreadState::running);
+  p.current_ = &child;
+  p.dispatches_.store(p.dispatches_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // p only
+  std::atomic<std::uint64_t>& count = p.state_->inline_joins;
+  count.store(count.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // p only
+  if (impl_of(p).debug_logging) [[unlikely]] impl_of(p).logger->debug("processor {} runs {} inline in its joiner {}", p.index_, child.describe(), self.describe());
+  leave(p);
+
+  child.run_body();
+
+  // If child blocked, it may have ended on another processor.
+  Processor& q = *child.processor_;
+  enter(q);
+  if (!StackAllocator::canary_intact(child.stack_)) report_overflow(child);
+  self.context_ = std::exchange(child.context_, ExecutionContext{});
+  child.stack_ = Stack{};
+  child.host_ = nullptr;
+  self.processor_ = &q;
+  q.current_ = &self;
+  end_thread(impl_of(q), child, &self);  // recalls self from child's waiters, without waking it
+  self.waiting_on_ = nullptr;
+  self.set_state(ThreadState::running);
+  leave(q);
 }
 
 void Dispatch::preempt(Processor& p, Thread& self) noexcept {
@@ -210,9 +295,9 @@ bool Dispatch::dispatch_from_native(Processor& p) {
 void Dispatch::bind_stack(Processor& p, Thread& t) {
   RuntimeImpl& r = impl_of(p);
   ProcessorState& ps = *p.state_;
-  std::size_t size = t.stack_size_ != 0 ? StackAllocator::round_size(t.stack_size_) : r.stack_size;
+  std::size_t size = t.stack_size_ != 0 ? StackAllocator::round_size(t.stack_size_) : r.stack_reserve;
   Stack s;
-  if (size != r.stack_size || !r.free_lists->take_stack(ps.free, s)) s = r.stacks.allocate(size);
+  if (size != r.stack_reserve || !r.free_lists->take_stack(ps.free, s)) s = r.stacks.allocate(size);
   t.stack_ = s;
   t.preempt_disabled_ = 0;
   // Colour the top of the stack: stacks lie a whole number of pages apart, so without an
@@ -326,10 +411,13 @@ void Dispatch::retire(Processor& p, Thread& t) noexcept {
   // On t's own stack, which stays in use until the switch away: hand it and the context to the
   // processor, then publish the termination (waking the joiner) so that the switch can go
   // straight to the joiner.
-  RuntimeImpl& r = impl_of(p);
   if (!StackAllocator::canary_intact(t.stack_)) report_overflow(t);
   p.dead_stack_ = std::exchange(t.stack_, Stack{});
   p.dead_context_ = std::exchange(t.context_, ExecutionContext{});
+  end_thread(impl_of(p), t, nullptr);
+}
+
+void Dispatch::end_thread(RuntimeImpl& r, Thread& t, const Thread* running_joiner) noexcept {
   t.registry_->remove(t);
   const bool is_main = &t == r.main_thread;
   const bool holds_locks = t.locks_held_ != 0;
@@ -344,7 +432,7 @@ void Dispatch::retire(Processor& p, Thread& t) noexcept {
   t.spin_unlock();
   // From here on a joiner (or the owner of a user thread) may reuse or destroy t.
 
-  if (joiner != nullptr) joiner->wakeup(t);
+  if (joiner != nullptr && joiner != running_joiner) joiner->wakeup(t);
   if (failed_main) r.request_stop(nullptr);
   if (orphan) r.note_orphan_exception(t, orphan);
   if (unjoinable && !holds_locks) r.recycle(t);  // else kept until the runtime dies (see above)
@@ -357,7 +445,7 @@ void Dispatch::release_dead_stack(Processor& p) noexcept {
   destroy_context(p.dead_context_);
   Stack s = std::exchange(p.dead_stack_, Stack{});
   unpoison(s);
-  if (s.size != r.stack_size || !r.free_lists->keep_stack(ps.free, s)) r.stacks.deallocate(s);
+  if (s.size != r.stack_reserve || !r.free_lists->keep_stack(ps.free, s)) r.stacks.deallocate(s);
 }
 
 void Dispatch::make_ready(Thread& t) {
@@ -386,6 +474,12 @@ void Dispatch::make_ready(Thread& t) {
 void Dispatch::start_processor(Processor& p) { init_native_context(p.native_); }
 
 void Dispatch::discard_stack(Thread& t, StackAllocator& stacks) noexcept {
+  if (t.host_ != nullptr) {  // borrowed from its joiner, which is discarded in turn
+    t.stack_ = Stack{};
+    t.context_ = ExecutionContext{};
+    t.host_ = nullptr;
+    return;
+  }
   unpoison(t.stack_);
   destroy_context(t.context_);
   stacks.deallocate(t.stack_);

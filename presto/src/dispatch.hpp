@@ -62,6 +62,11 @@ class Dispatch {
   }
   static void block(Thread& self, SynchroObject& so);  // so's spinlock held
   [[noreturn]] static void finish(Thread& self) noexcept;
+  // Thread::await_termination: `self`, the running thread, joins `child`, which is ready;
+  // child's spinlock is held. If child has never run and the scheduler gives it back
+  // (Scheduler::withdraw), runs it here, on self's stack, to its end (RuntimeConfig::inline_joins)
+  // and returns true with the spinlock held again; otherwise false, with nothing changed.
+  static bool join_inline(Thread& self, Thread& child);
   // Preemption: as yield, for a thread that did not ask (quantum handler, pending preemption).
   static void preempt(Processor& p, Thread& self) noexcept;
   // In the quantum signal handler on p's OS thread, `context` the interrupted one: preempts
@@ -97,6 +102,11 @@ class Dispatch {
   // Scheduler::next(p) and Scheduler::ready(t) on p, inline for the default components.
   static Thread* scheduler_next(RuntimeImpl& r, Processor& p);
   static void scheduler_ready(RuntimeImpl& r, Processor& p, Thread& t);
+  static bool scheduler_withdraw(RuntimeImpl& r, Processor& p, Thread& t);
+  // Whether self may run child inline (everything but the withdrawal).
+  static bool may_join_inline(RuntimeImpl& r, Processor& p, const Thread& self, const Thread& child) noexcept;
+  // Runs child, withdrawn from the scheduler, on self's stack; inside p's gate on entry.
+  static void run_inline(Processor& p, Thread& self, Thread& child);
   // t's affinity as a number (Thread::kAnyProcessor: none).
   static std::size_t pinned_to(const Thread& t) noexcept;
   static Thread* next_or_stop(Processor& p) noexcept;
@@ -105,6 +115,10 @@ class Dispatch {
   static void switch_slow_checks(Processor& p, Thread* from, Thread*& to);
   static void bind_stack(Processor& p, Thread& t);
   static void retire(Processor& p, Thread& t) noexcept;
+  // The end of t, whose body returned: it leaves the registry, becomes terminated and its
+  // joiner is woken (unless that is `running_joiner`, which runs it inline). From then on t may
+  // be reused or destroyed by its joiner or owner.
+  static void end_thread(RuntimeImpl& r, Thread& t, const Thread* running_joiner) noexcept;
   static void release_dead_stack(Processor& p) noexcept;
   static void thread_entry(Transfer transfer);
 };

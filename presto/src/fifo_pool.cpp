@@ -16,4 +16,6 @@ Thread* FifoPool::get(Processor& p) {
   return queue_.pop_front();
 }
 
+bool FifoPool::withdraw(Thread& t) { return queue_.withdraw(t); }
+
 }  // namespace presto

@@ -16,4 +16,6 @@ Thread* LifoPool::get(Processor& p) {
   return queue_.pop_front();
 }
 
+bool LifoPool::withdraw(Thread& t) { return queue_.withdraw(t); }
+
 }  // namespace presto

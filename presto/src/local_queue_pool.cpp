@@ -41,12 +41,18 @@ void LocalQueuePool::attach(const Runtime& rt) {
   count_ = n;
 }
 
+[[gnu::always_inline]] inline std::size_t LocalQueuePool::own_queue() const noexcept {
+  const Processor* p = Processor::current();
+  if (p != nullptr && &p->runtime() == runtime_ && p->index() < count_) [[likely]] return p->index();
+  return count_;
+}
+
 std::size_t LocalQueuePool::shortest() const noexcept {
   // An unlocked scan of the lengths, as in Joyce's kernel: two processors may pick the same
   // queue at once, a passing imbalance the next placements correct. Ties go to the first
   // queue scanned, the caller's own.
-  const Processor* p = Processor::current();
-  const std::size_t start = p != nullptr && &p->runtime() == runtime_ && p->index() < count_ ? p->index() : 0;
+  const std::size_t own = own_queue();
+  const std::size_t start = own < count_ ? own : 0;
   std::size_t best = start;
   std::size_t best_length = static_cast<std::size_t>(-1);
   for (std::size_t k = 0; k < count_; ++k) {
@@ -62,8 +68,7 @@ std::size_t LocalQueuePool::shortest() const noexcept {
 }
 
 [[gnu::always_inline]] inline std::size_t LocalQueuePool::waker() noexcept {
-  const Processor* p = Processor::current();
-  if (p != nullptr && &p->runtime() == runtime_ && p->index() < count_) [[likely]] return p->index();
+  if (const std::size_t own = own_queue(); own < count_) [[likely]] return own;
   return round_robin_.fetch_add(1, std::memory_order_relaxed) % count_;
 }
 
@@ -98,7 +103,7 @@ Thread* LocalQueuePool::get(Processor& p) {
         i = 0;
         if (home == 0) break;
       }
-      if ((t = order_ == Order::lifo ? queues_[i].pop_back() : queues_[i].pop_front()) != nullptr) break;
+      if ((t = queues_[i].pop_back()) != nullptr) break;
     }
   }
   if (placement_ == Placement::shortest) {
@@ -106,6 +111,16 @@ Thread* LocalQueuePool::get(Processor& p) {
     if (queues_[home].busy.load(std::memory_order_relaxed) != busy) queues_[home].busy.store(busy, std::memory_order_relaxed);
   }
   return t;
+}
+
+bool LocalQueuePool::withdraw(Thread& t) {
+  if (count_ == 0) return false;
+  const std::size_t own = own_queue();
+  const std::size_t home = own < count_ ? own : 0;
+  for (std::size_t k = 0; k < count_; ++k) {
+    if (queues_[home + k < count_ ? home + k : home + k - count_].withdraw(t)) return true;
+  }
+  return false;
 }
 
 std::size_t LocalQueuePool::unpinned() const noexcept {

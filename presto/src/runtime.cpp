@@ -67,6 +67,7 @@ RuntimeStats Runtime::stats() const {
     s.stacks_cached += p.state_->free.cached_stacks.load(std::memory_order_relaxed);
     s.threads_recycled += p.state_->recycled.load(std::memory_order_relaxed);
     s.dispatches += p.dispatches();
+    s.inline_joins += p.state_->inline_joins.load(std::memory_order_relaxed);
     s.preemptions += p.preemptions();
   });
   s.live_threads += impl_->external_registry.size();
@@ -118,6 +119,8 @@ Runtime& current_runtime(const char* operation) {
   throw UsageError(std::string(operation) + " called on " + Thread::current().describe() +
                    ", which is not a presto thread: use Runtime::fork or Runtime::start");
 }
+
+void release_joined(Thread& t) noexcept { RuntimeImpl::of(*t.runtime()).release_joined(t); }
 
 void release_handle(Thread& t) noexcept {
   if (Runtime* rt = t.runtime()) {

@@ -76,6 +76,8 @@ RuntimeImpl::RuntimeImpl(Runtime& runtime, RuntimeConfig config)
   if (seed == 0) seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) | std::random_device{}();
   debug_logging = logger->should_log(spdlog::level::debug);
   stack_size = StackAllocator::round_size(config.stack_size);
+  inline_joins = config.inline_joins;
+  stack_reserve = inline_joins ? 2 * stack_size : stack_size;
   idle_spin = config.idle_spin;
   quantum = config.quantum;
   if (std::string v = env("PRESTO_QUANTUM_US"); !v.empty()) {
@@ -253,8 +255,13 @@ Thread& RuntimeImpl::make_thread(ThreadAttributes* given) {
     clone();
   }
   if (t != nullptr) {
-    p->state_->recycled.fetch_add(1, std::memory_order_relaxed);
-    t->reinitialize(std::move(attributes));
+    std::atomic<std::uint64_t>& recycled = p->state_->recycled;  // written by p only
+    recycled.store(recycled.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    if (given == nullptr && t->plain_) {
+      t->reinitialize_default();  // what Thread::reinitialize({}) does, without building the attributes
+    } else {
+      t->reinitialize(std::move(attributes));
+    }
   } else {
     if (!made) throw UsageError("the thread prototype's newthread() returned null");
     t = made.release();
@@ -335,6 +342,13 @@ void RuntimeImpl::release_handle(Thread& t) noexcept {
   recycle(t);
 }
 
+void RuntimeImpl::release_joined(Thread& t) noexcept {
+  // The join saw t terminated under its spinlock, after Dispatch::end_thread's last access, and
+  // took its exception: nothing about t can change any more.
+  t.handle_attached_ = false;
+  if (t.registry_ != &retained) recycle(t);  // else kept until the runtime dies
+}
+
 void RuntimeImpl::note_orphan_exception(Thread& t, std::exception_ptr e) noexcept {
   logger->error("{} ended with an exception nobody joined: {}", t.describe(), exception_text(e));
   if (running.load(std::memory_order_acquire)) request_stop(std::move(e));
@@ -362,9 +376,10 @@ std::vector<BlockedThread> RuntimeImpl::blocked_threads() {
 // --- running ---------------------------------------------------------------------------
 
 void RuntimeImpl::wake_if_needed() noexcept {
-  // Pairs with the fence in Processor::park(): either the parker sees the new thread, or we
-  // see the parker.
-  full_fence();
+  // Pairs with the heavy fence in Processor::park(): either the parker sees the new thread, or
+  // we see the parker. Every make_ready on two or more processors comes here; a processor
+  // parks only after idle_spin polls, so the parker pays (asymmetric_fence.hpp).
+  light_fence();
   if (spinning.load(std::memory_order_relaxed) == 0 && sleepers.load(std::memory_order_relaxed) != 0) wake_one();
 }
 
@@ -385,7 +400,7 @@ void RuntimeImpl::wake_one() noexcept {
 
 void RuntimeImpl::wake_processor(std::size_t index) noexcept {
   if (index >= processors.active()) return;
-  full_fence();  // as in wake_if_needed
+  light_fence();  // as in wake_if_needed
   if (sleepers.load(std::memory_order_relaxed) == 0) return;
   Processor* q = &processors[index];
   bool was_parked = false;

@@ -42,7 +42,8 @@ struct ProcessorState {
   Registry registry;  // has its own lock: others remove threads that finished elsewhere
   std::uint64_t next_id = 0;
   std::uint64_t id_limit = 0;
-  std::atomic<std::uint64_t> recycled{0};
+  std::atomic<std::uint64_t> recycled{0};      // written by this processor only
+  std::atomic<std::uint64_t> inline_joins{0};  // written by this processor only
   QuantumTimer* quantum_timer = nullptr;  // while the processor runs; paused while it parks
 };
 
@@ -107,6 +108,7 @@ class RuntimeImpl {
   void launch(Thread& t);  // binds t to this runtime, gives it an id, makes it ready
   void recycle(Thread& t) noexcept;  // a forked control block nobody references any more
   void release_handle(Thread& t) noexcept;
+  void release_joined(Thread& t) noexcept;  // join returned: no lock needed (see join_handle.hpp)
   std::vector<BlockedThread> blocked_threads();
 
   // --- running ------------------------------------------------------------------------
@@ -132,7 +134,9 @@ class RuntimeImpl {
   std::shared_ptr<spdlog::logger> logger;
   std::string name;
   std::uint64_t seed = 0;
-  std::size_t stack_size = 0;
+  std::size_t stack_size = 0;     // usable bytes a default-size thread is promised
+  std::size_t stack_reserve = 0;  // bytes a default-size stack has: twice that with inline joins
+  bool inline_joins = false;      // RuntimeConfig::inline_joins
   std::size_t idle_spin = 0;
   std::chrono::microseconds quantum{0};  // in force (0: no preemption)
   // The logger's level was debug or lower when the runtime was made: log every dispatch.

@@ -18,6 +18,8 @@ void Scheduler::ready(Thread& t) { pool().put(t); }
 
 Thread* Scheduler::next(Processor& p) { return pool().get(p); }
 
+bool Scheduler::withdraw(Thread& t) { return pool().withdraw(t); }
+
 void Scheduler::halt() {
   std::vector<BlockedThread> blocked = blocked_threads();
   if (!blocked.empty()) throw Deadlock(std::move(blocked));

@@ -95,6 +95,19 @@ void Thread::reinitialize(ThreadAttributes attributes) {
   stack_size_ = attributes.stack_size;
   priority_ = attributes.priority;
   set_scheduling(attributes);
+  reset_run_state();
+}
+
+void Thread::reinitialize_default() noexcept {
+  if (!name().empty()) set_name({});
+  stack_size_ = 0;
+  priority_ = 0;
+  scheduling_deadline_.store(kNone, std::memory_order_relaxed);
+  affinity_.store(kAnyProcessor, std::memory_order_relaxed);
+  reset_run_state();
+}
+
+void Thread::reset_run_state() noexcept {
   id_ = 0;
   runtime_ = nullptr;
   waiting_on_ = nullptr;
@@ -166,8 +179,10 @@ void Thread::await_termination() {
   if (s == ThreadState::abandoned) fail("it was abandoned when its run ended");
   if (s != ThreadState::terminated) {
     if (has_waiters()) fail("it is already being joined by another thread");
-    block();
-    spin_lock();
+    if (s != ThreadState::ready || !detail::Dispatch::join_inline(me, *this)) {
+      block();
+      spin_lock();
+    }
     s = state();
     if (s == ThreadState::abandoned) fail("it was abandoned when its run ended");
   }

@@ -19,7 +19,8 @@ namespace {
 // run until it blocks in join; each records its index when it runs.
 std::vector<int> dispatch_order(std::unique_ptr<ThreadPool> pool, std::vector<int> priorities,
                                 std::uint64_t seed = 1) {
-  Runtime rt{{.processors = 1, .pool = std::move(pool), .seed = seed}};
+  // Without inline joins: the joins below would run each thread in join order.
+  Runtime rt{{.processors = 1, .inline_joins = false, .pool = std::move(pool), .seed = seed}};
   std::vector<int> order;
   rt.run([&] {
     std::vector<JoinHandle<void>> hs;

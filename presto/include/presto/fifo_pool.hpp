@@ -22,6 +22,7 @@ class FifoPool final : public ThreadPool {
     return queue_.size() != 0 || pinned_.has_work_for(p);
   }
   std::string_view name() const noexcept override { return "fifo"; }
+  bool withdraw(Thread& t) override;
   void attach(const Runtime& rt) override;
 
  private:

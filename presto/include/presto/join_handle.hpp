@@ -18,8 +18,10 @@
 namespace presto {
 
 namespace detail {
-// Gives up a handle's claim on a forked control block (join done, or detach).
+// Gives up a handle's claim on a forked control block (detach, or a failed join).
 void release_handle(Thread& t) noexcept;
+// The same after a join returned: t is terminated, its end published, nobody else touches it.
+void release_joined(Thread& t) noexcept;
 [[noreturn]] void throw_empty_handle(std::uint64_t id, const char* operation);
 }  // namespace detail
 
@@ -50,7 +52,7 @@ class [[nodiscard]] JoinHandle {
     thread_ = nullptr;
     struct Release {
       Thread& t;
-      ~Release() { detail::release_handle(t); }
+      ~Release() { detail::release_joined(t); }
     } release{t};
     if (t.exception_) std::rethrow_exception(std::exchange(t.exception_, nullptr));
     return t.task_.template take_result<R>();

@@ -22,6 +22,7 @@ class LifoPool final : public ThreadPool {
     return queue_.size() != 0 || pinned_.has_work_for(p);
   }
   std::string_view name() const noexcept override { return "lifo"; }
+  bool withdraw(Thread& t) override;
   void attach(const Runtime& rt) override;
 
  private:

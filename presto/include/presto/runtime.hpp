@@ -65,6 +65,16 @@ struct RuntimeConfig {
   // the deepest stack of the test suite and the apps with room to spare, and costs about
   // 4-8 KiB of resident memory per blocked thread (measured: benchmarks/suite/memory.cpp).
   std::size_t stack_size = 64 * 1024;
+  // Joining a thread that has not run yet runs it in the joiner, on the joiner's stack, as a
+  // function call (Java fork/join's tryUnpush): no stack of its own, no switch, no trip
+  // through the ready pool. Only for a thread of class Thread itself with the default stack
+  // size, taken back from a pool that supports it (ThreadPool::withdraw: the built-in FIFO,
+  // LIFO and per-processor pools), and only while the joiner's stack has stack_size bytes
+  // free, so that it still gets the stack it was promised. To leave that room, default-size
+  // stacks are reserved at twice stack_size when this is on: address space, not memory (pages
+  // become resident only when touched). It runs as itself: Thread::current() is the joined
+  // thread, and if it blocks its joiner's stack waits with it (its joiner waits for it anyway).
+  bool inline_joins = true;
   // Control blocks of finished threads kept per processor for reuse by the next fork (0:
   // none). Reuse saves an allocation and, for bursts of thousands of threads, the page faults
   // of memory the allocator gave back to the system; the cost is that a processor keeps up to
@@ -136,7 +146,8 @@ struct RuntimeStats {
   std::size_t pending_timers = 0;  // sleeping or timed waits in progress
   std::uint64_t threads_created = 0;   // control blocks made through the prototype
   std::uint64_t threads_recycled = 0;  // forks that reused a control block
-  std::uint64_t dispatches = 0;        // switches into threads, all processors
+  std::uint64_t dispatches = 0;        // threads put on a processor (switches and inline joins)
+  std::uint64_t inline_joins = 0;      // threads run by their joiner (RuntimeConfig::inline_joins)
   std::uint64_t preemptions = 0;       // threads preempted at the end of a quantum
   std::size_t unguarded_stacks = 0;    // stacks protected by a canary instead of a guard page
 };
@@ -245,6 +256,7 @@ class Runtime {
   friend class detail::Dispatch;
   friend class detail::RuntimeImpl;
   friend void detail::release_handle(Thread& t) noexcept;
+  friend void detail::release_joined(Thread& t) noexcept;
 
   // A control block from the processor's cache or the prototype; `attributes` may be moved from.
   Thread& make_thread(ThreadAttributes* attributes);

@@ -41,6 +41,10 @@ class Scheduler {
   virtual void ready(Thread& t);
   // The thread processor `p` runs next, or nullptr. Default: pool().get(p).
   virtual Thread* next(Processor& p);
+  // A thread joins `t`, which is ready and has never run: take it back so that the joiner can
+  // run it (see ThreadPool::withdraw). Default: pool().withdraw(t). A scheduler that keeps its
+  // own account of the threads it was given in ready() overrides this too (false declines).
+  virtual bool withdraw(Thread& t);
   // Called with every processor idle, no thread ready, no timer pending and no KeepAlive held.
   // The default throws Deadlock listing blocked_threads() if there are any (run() then ends
   // with it) and otherwise returns, ending run(). An override may instead make threads ready

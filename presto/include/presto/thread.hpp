@@ -218,6 +218,9 @@ class Thread : public SynchroObject {
   static constexpr std::size_t kAnyProcessor = static_cast<std::size_t>(-1);
 
   void set_scheduling(const ThreadAttributes& attributes);
+  // reinitialize({}) for a control block of class Thread itself, without the attributes' copy.
+  void reinitialize_default() noexcept;
+  void reset_run_state() noexcept;  // what reinitialize resets besides the attributes
   void check_affinity(const Runtime& rt, std::size_t affinity) const;
 
   void set_state(ThreadState s) noexcept {
@@ -267,6 +270,9 @@ class Thread : public SynchroObject {
   Clock::time_point deadline_{};
   std::size_t timer_index_ = kNoTimer;
   detail::LocalEntry* locals_ = nullptr;
+  // While it runs inline in its joiner (RuntimeConfig::inline_joins): the joiner, whose stack
+  // and context it borrows (never freed as its own).
+  Thread* host_ = nullptr;
 };
 
 }  // namespace presto

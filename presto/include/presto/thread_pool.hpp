@@ -55,6 +55,15 @@ class ThreadPool {
     return size() != 0;
   }
   virtual std::string_view name() const noexcept = 0;
+  // Takes `t`, a thread in this pool that has never run, back out of the pool if the pool can
+  // find it; false leaves it where it is. The runtime calls it when a thread joins `t` before
+  // it has run, on the joiner's processor inside the dispatch path (the rules of put and get
+  // apply), and then runs `t` in its joiner, on the joiner's stack (Thread::join). The default
+  // declines, so a pool that does not define it simply never has its threads run so.
+  virtual bool withdraw(Thread& t) {
+    (void)t;
+    return false;
+  }
   // Called before the pool receives its first thread and whenever the runtime's number of
   // processors changes, while no other method of this pool is running. Per-processor pools
   // size themselves here; seeded pools may take rt.seed().

@@ -40,6 +40,15 @@ class LockedQueue {
     publish_size();
     return t;
   }
+  // Takes `t` out if it is queued here (ThreadPool::withdraw); false if it is not.
+  template <class T = Thread>
+  bool withdraw(T& t) noexcept {
+    if (size() == 0) return false;
+    std::lock_guard lock(lock_);
+    const bool removed = queue_.remove(t);
+    publish_size();
+    return removed;
+  }
   // Exact while no push or pop is in flight.
   std::size_t size() const noexcept { return size_.load(std::memory_order_relaxed); }
 
