@@ -135,6 +135,7 @@ PRESTO_INLINE bool Dispatch::may_join_inline(RuntimeImpl& r, Processor& p, const
 }
 
 bool Dispatch::join_inline(Thread& self, Thread& child) {
+  if (self.external_) return false;  // an OS thread has no presto stack to lend
   Processor& p = *self.processor_;
   RuntimeImpl& r = impl_of(p);
   if (!may_join_inline(r, p, self, child)) return false;

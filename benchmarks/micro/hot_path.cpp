@@ -1,0 +1,95 @@
+// hot_path: the core's hot operations on one processor, N times, for instruction counts.
+// tools/count-instructions runs it under callgrind with N and 2N and prints the difference
+// divided by N: the instructions of one operation, free of start-up and of the machine's load
+// (docs/design/runtime.md, "What it costs", keeps the counts before and after each change).
+//
+// Usage: hot_path OPERATION N
+//   yield     two threads yield to each other: N switches
+//   handoff   two threads hand a monitor's condition back and forth: N hand-offs
+//   fork-join fork an empty thread and join it at once: N threads
+//   batch     fork 10,000 threads, then join them in order (Figure 3's pattern): N threads
+//   skynet    trees of 111,111 threads, ten children a node: N threads (rounded down)
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+#include <vector>
+
+#include <presto/presto.hpp>
+
+namespace {
+
+std::uint64_t skynet(std::uint64_t first, std::uint64_t size) {
+  if (size == 1) return first;
+  presto::JoinHandle<std::uint64_t> children[10];
+  for (std::uint64_t i = 0; i < 10; ++i) children[i] = presto::fork(skynet, first + i * (size / 10), size / 10);
+  std::uint64_t sum = 0;
+  for (auto& c : children) sum += c.join();
+  return sum;
+}
+
+bool run(const std::string& op, std::uint64_t n) {
+  if (op == "yield") {
+    auto other = presto::fork([n] {
+      for (std::uint64_t i = 0; i < n / 2; ++i) presto::this_thread::yield();
+    });
+    for (std::uint64_t i = 0; i < n / 2; ++i) presto::this_thread::yield();
+    other.join();
+  } else if (op == "handoff") {
+    presto::Monitor m{"m"};
+    presto::Condition turn_changed{m, "turn"};
+    std::uint64_t turn = 0;
+    auto other = presto::fork([&] {
+      presto::Monitor::Entry e{m};
+      for (std::uint64_t i = 0; i < n / 2; ++i) {
+        turn_changed.wait(e, [&] { return turn % 2 == 1; });
+        ++turn;
+        turn_changed.signal();
+      }
+    });
+    {
+      presto::Monitor::Entry e{m};
+      for (std::uint64_t i = 0; i < n / 2; ++i) {
+        ++turn;
+        turn_changed.signal();
+        turn_changed.wait(e, [&] { return turn % 2 == 0; });
+      }
+    }
+    other.join();
+  } else if (op == "fork-join") {
+    for (std::uint64_t i = 0; i < n; ++i) presto::fork([] {}).join();
+  } else if (op == "batch") {
+    std::vector<double> out(10'000);
+    for (std::uint64_t b = 0; b < n / out.size(); ++b) {
+      std::vector<presto::JoinHandle<void>> threads;
+      threads.reserve(out.size());
+      for (std::size_t i = 0; i < out.size(); ++i) threads.push_back(presto::fork([&out, i] { out[i] = static_cast<double>(i); }));
+      for (auto& t : threads) t.join();
+    }
+  } else if (op == "skynet") {
+    for (std::uint64_t r = 0; r < n / 111'111; ++r) {
+      if (skynet(0, 100'000) != 100'000ull * 99'999 / 2) std::abort();
+    }
+  } else {
+    return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  char* end = nullptr;
+  const std::uint64_t n = argc == 3 ? std::strtoull(argv[2], &end, 10) : 0;
+  if (argc != 3 || *end != '\0' || n == 0) {
+    std::fputs("usage: hot_path yield|handoff|fork-join|batch|skynet N   (N > 0)\n", stderr);
+    return 2;
+  }
+  const std::string op = argv[1];
+  presto::Runtime rt{{.processors = 1}};
+  if (!rt.run([&] { return run(op, n); })) {
+    std::fprintf(stderr, "hot_path: unknown operation '%s'\n", op.c_str());
+    return 2;
+  }
+  return 0;
+}
