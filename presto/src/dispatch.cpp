@@ -166,6 +166,7 @@ void Dispatch::run_inline(Processor& p, Thread& self, Thread& child) {
   child.host_ = &self;
   child.stack_ = self.stack_;
   child.context_ = self.context_;  // the sanitizers' view of the stack; fctx is set if it switches out
+  self.context_.fctx = nullptr;    // nothing of self is saved apart from child (the debugger says so)
   child.processor_ = &p;
   child.set_state(ThreadState::running);
   p.current_ = &child;

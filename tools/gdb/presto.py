@@ -321,6 +321,11 @@ backtrace of the OS thread running it is shown."""
                 selected.switch()
                 gdb.execute("frame %d" % frame_level, to_string=True)
             return
+        if thread.fctx == 0 and thread.state == "blocked":
+            # An inline join (RuntimeConfig::inline_joins): its stack runs the thread it joins.
+            gdb.write("%s runs %s inline on its own stack: that thread's backtrace shows both.\n"
+                      % (thread.label, thread.waiting_on))
+            return
         if thread.fctx == 0:
             gdb.write("%s is %s and has not run yet: it has no stack or frames.\n" % (thread.label, thread.state))
             return
