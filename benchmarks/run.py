@@ -27,9 +27,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
 BEGIN, END = "<!-- results:begin (benchmarks/run.py writes this section) -->", "<!-- results:end -->"
 
-SYSTEMS = ["presto", "presto-lifo", "boost.context", "boost.fiber", "std", "go"]
+SYSTEMS = ["presto", "presto-lifo", "boost.context", "boost.fiber", "std", "go", "kernel-per-element"]
 COLORS = {"presto": "#d62728", "presto-lifo": "#ff7f0e", "boost.context": "#7f7f7f", "boost.fiber": "#1f77b4", "std": "#2ca02c",
-          "go": "#9467bd", "optimal": "#000000"}
+          "go": "#9467bd", "kernel-per-element": "#8c564b", "optimal": "#000000"}
 
 
 def log(msg):
@@ -145,6 +145,7 @@ WORKLOADS = [
     ("switch_test", "Table III switch_test: condition ping-pong, per hand-off (Go: unbuffered channel)"),
     ("skynet", "skynet, per thread (param: leaves)"),
     ("matmul_speedup", "Fig. 2: matrix multiplication, one thread per processor (param: n)"),
+    ("matmul200_tight", "Fig. 3's end points, tight kernel (param: threads; kernel-per-element: no threads)"),
     ("blocked_memory", "resident memory per blocked thread (param: threads)"),
     ("blocked_memory_16k_stacks", "the same with 16 KiB stacks"),
 ]

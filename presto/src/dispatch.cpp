@@ -122,9 +122,9 @@ constexpr std::size_t kInlineMargin = 8 * 1024;
 
 PRESTO_INLINE bool Dispatch::may_join_inline(RuntimeImpl& r, Processor& p, const Thread& self, const Thread& child) noexcept {
   // Only threads of class Thread itself (a subclass may observe its dispatches and sleeps), on
-  // a default-size stack, that have never run and may run here.
-  if (!r.inline_joins || !self.plain_ || !child.plain_ || child.stack_size_ != 0 || child.context_.fctx != nullptr ||
-      child.runtime_ != self.runtime_) {
+  // a default-size stack, that may run here. (Whether it has ever run is known only once it is
+  // withdrawn: its context is written by the processor that runs it, without child's lock.)
+  if (!r.inline_joins || !self.plain_ || !child.plain_ || child.stack_size_ != 0 || child.runtime_ != self.runtime_) {
     return false;
   }
   if (const std::size_t pinned = pinned_to(child); pinned != Thread::kAnyProcessor && pinned != p.index_) return false;
@@ -146,6 +146,16 @@ bool Dispatch::join_inline(Thread& self, Thread& child) {
   } catch (...) {
     leave(p);
     throw;
+  }
+  if (taken && child.context_.fctx != nullptr) [[unlikely]] {
+    // It ran before and is ready again (it yielded, or was woken): it has a stack and a
+    // context of its own. Put it back where it was going.
+    try {
+      scheduler_ready(r, p, child);
+    } catch (...) {
+      r.request_stop(std::current_exception());  // as in complete(): the pool broke its contract
+    }
+    taken = false;
   }
   if (!taken) {
     leave(p);

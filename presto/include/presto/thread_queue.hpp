@@ -38,13 +38,13 @@ class ThreadQueue {
   template <class T = Thread>
   bool remove(T& t) noexcept {
     detail::QueueHook& h = hook(t);
-    if (h.list != &list_) return false;
+    if (h.current_list() != &list_) return false;
     list_.unlink(h);
     return true;
   }
   template <class T = Thread>
   bool contains(const T& t) const noexcept {
-    return hook(const_cast<T&>(t)).list == &list_;
+    return hook(const_cast<T&>(t)).current_list() == &list_;
   }
 
   Thread* front() const noexcept { return list_.head != nullptr ? list_.head->owner : nullptr; }

@@ -2,6 +2,7 @@
 // Intrusive links for lists of threads: ThreadQueue (ready pools, wait queues) and the
 // runtime's registry of live threads. A thread has one hook per list it can be on at once.
 
+#include <atomic>
 #include <cstddef>
 
 namespace presto {
@@ -12,11 +13,20 @@ namespace presto::detail {
 
 // `list` identifies the list the thread is on (nullptr: none), so membership tests and
 // removals are O(1) and never walk a list; `owner` hands the thread back without offsetof.
+// `list` is written only by the owner of the list the thread joins or leaves, under that
+// list's lock, but it is read without it by a list that asks whether the thread is its own
+// (ThreadQueue::remove, for ThreadPool::withdraw): those accesses are relaxed atomics (plain
+// moves on every machine PRESTO runs on) so that the unsynchronized read is well-defined.
 struct QueueHook {
   QueueHook* prev = nullptr;
   QueueHook* next = nullptr;
   const void* list = nullptr;
   Thread* owner = nullptr;
+
+  const void* current_list() const noexcept {
+    return std::atomic_ref<const void*>(const_cast<const void*&>(list)).load(std::memory_order_relaxed);
+  }
+  void set_list(const void* l) noexcept { std::atomic_ref<const void*>(list).store(l, std::memory_order_relaxed); }
 };
 
 struct HookList {
@@ -25,7 +35,7 @@ struct HookList {
   std::size_t size = 0;
 
   void push_back(QueueHook& h) noexcept {
-    h.list = this;
+    h.set_list(this);
     h.next = nullptr;
     h.prev = tail;
     if (tail != nullptr) {
@@ -37,7 +47,7 @@ struct HookList {
     ++size;
   }
   void push_front(QueueHook& h) noexcept {
-    h.list = this;
+    h.set_list(this);
     h.prev = nullptr;
     h.next = head;
     if (head != nullptr) {
@@ -58,7 +68,7 @@ struct HookList {
       tail = nullptr;
     }
     h.next = nullptr;
-    h.list = nullptr;
+    h.set_list(nullptr);
     --size;
     return h;
   }
@@ -75,7 +85,7 @@ struct HookList {
       tail = h.prev;
     }
     h.prev = h.next = nullptr;
-    h.list = nullptr;
+    h.set_list(nullptr);
     --size;
   }
 };
