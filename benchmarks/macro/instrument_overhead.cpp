@@ -22,6 +22,7 @@
 #include <presto/presto.hpp>
 
 #include "harness.hpp"
+#include "skynet.hpp"
 
 namespace {
 
@@ -32,15 +33,6 @@ struct Options {
   int repeat = 5;
   std::string mode;  // empty: all three
 };
-
-std::uint64_t skynet(std::uint64_t num, std::uint64_t size) {
-  if (size == 1) return num;
-  presto::JoinHandle<std::uint64_t> children[10];
-  for (std::uint64_t i = 0; i < 10; ++i) children[i] = presto::fork(skynet, num + i * (size / 10), size / 10);
-  std::uint64_t sum = 0;
-  for (auto& c : children) sum += c.join();
-  return sum;
-}
 
 struct Matrices {
   std::size_t n;
@@ -131,7 +123,7 @@ int main(int argc, char** argv) {
                                         [&] { s.runtime->run([&] { mats.multiply(); }); }));
     std::uint64_t sum = 0;
     sky.push_back(presto::bench::measure("skynet", name(m), o.processors, o.leaves, o.repeat,
-                                         [&] { sum = s.runtime->run([&] { return skynet(0, o.leaves); }); }));
+                                         [&] { sum = s.runtime->run([&] { return presto::bench::skynet(0, o.leaves); }); }));
     ok = ok && sum == o.leaves * (o.leaves - 1) / 2;
     if (m == Mode::traced) {
       auto t0 = std::chrono::steady_clock::now();

@@ -17,16 +17,9 @@
 
 #include <presto/presto.hpp>
 
-namespace {
+#include "skynet.hpp"
 
-std::uint64_t skynet(std::uint64_t first, std::uint64_t size) {
-  if (size == 1) return first;
-  presto::JoinHandle<std::uint64_t> children[10];
-  for (std::uint64_t i = 0; i < 10; ++i) children[i] = presto::fork(skynet, first + i * (size / 10), size / 10);
-  std::uint64_t sum = 0;
-  for (auto& c : children) sum += c.join();
-  return sum;
-}
+namespace {
 
 bool run(const std::string& op, std::uint64_t n) {
   if (op == "yield") {
@@ -68,7 +61,7 @@ bool run(const std::string& op, std::uint64_t n) {
     }
   } else if (op == "skynet") {
     for (std::uint64_t r = 0; r < n / 111'111; ++r) {
-      if (skynet(0, 100'000) != 100'000ull * 99'999 / 2) std::abort();
+      if (presto::bench::skynet(0, 100'000) != 100'000ull * 99'999 / 2) std::abort();
     }
   } else {
     return false;

@@ -13,6 +13,7 @@
 
 #include <presto/presto.hpp>
 
+#include "../support/skynet.hpp"
 #include "suite.hpp"
 
 namespace presto::bench {
@@ -66,15 +67,6 @@ void create_destroy(Suite& s, std::size_t p, std::uint64_t n) {
   });
 }
 
-std::uint64_t skynet_presto(std::uint64_t num, std::uint64_t size) {
-  if (size == 1) return num;
-  presto::JoinHandle<std::uint64_t> children[10];
-  for (std::uint64_t i = 0; i < 10; ++i) children[i] = presto::fork(skynet_presto, num + i * (size / 10), size / 10);
-  std::uint64_t sum = 0;
-  for (auto& c : children) sum += c.join();
-  return sum;
-}
-
 // Boost.Fiber gets the same 64 KiB stacks as PRESTO's default: its own default (128 KiB,
 // one mmap each) runs out of mappings long before a million fibers.
 void skynet_fiber(std::uint64_t& out, std::uint64_t num, std::uint64_t size) {
@@ -104,7 +96,7 @@ void skynet(Suite& s, std::size_t p, std::uint64_t leaves) {
   for (std::uint64_t level = leaves; level >= 1; level /= 10) threads += leaves / level;
   presto::Runtime rt{{.processors = p}};
   s.measure("skynet", "presto", p, threads, [&] {
-    check_skynet(rt.run([leaves] { return skynet_presto(0, leaves); }), leaves);
+    check_skynet(rt.run([leaves] { return presto::bench::skynet(0, leaves); }), leaves);
   }, leaves);
   // The same program with the default pool in its lifo order (a one-line configuration): the
   // tree runs depth first, so only one path of it is alive at a time instead of whole levels.
@@ -112,7 +104,7 @@ void skynet(Suite& s, std::size_t p, std::uint64_t leaves) {
                         .pool = std::make_unique<presto::LocalQueuePool>(presto::LocalQueuePool::Placement::waker,
                                                                           presto::LocalQueuePool::Order::lifo)}};
   s.measure("skynet", "presto-lifo", p, threads, [&] {
-    check_skynet(lifo.run([leaves] { return skynet_presto(0, leaves); }), leaves);
+    check_skynet(lifo.run([leaves] { return presto::bench::skynet(0, leaves); }), leaves);
   }, leaves);
   // Boost.Fiber takes seconds here (a million stacks touched): three repetitions.
   s.measure("skynet", "boost.fiber", p, threads, [&] {
