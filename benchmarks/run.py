@@ -303,16 +303,21 @@ def plots(ms, plot_dir):
 # ---------------------------------------------------------------- applications
 
 # The seeds' applications (apps/), each run with --json: (program, what it reproduces, full
-# arguments, --quick arguments). Their JSON lines carry name, system (the strategy or
-# variant), processors and param like presto_bench's, plus the app's own figures.
+# arguments, --quick arguments; "{procs}" stands for the processor counts 1, 2, 4 ... N).
+# Their JSON lines carry name, system (the strategy or variant), processors and param like
+# presto_bench's, plus the app's own figures.
 APPS = [
     ("presto-dynprog", "Parallel DP: LCS (Tables 1-2; param: string length)",
-     ["--problem", "lcs", "--length", "1000,4000"], ["--problem", "lcs", "--length", "300", "--repeat", "1"]),
+     ["--problem", "lcs", "--length", "1000,4000", "--processors", "{procs}"],
+     ["--problem", "lcs", "--length", "300", "--repeat", "1", "--processors", "{procs}"]),
     ("presto-dynprog", "Parallel DP: exact MVA, 4 classes x 12 (Tables 3-4; param: lattice points)",
-     ["--problem", "mva", "--population", "12,12,12,12"],
-     ["--problem", "mva", "--population", "4,4,4,4", "--repeat", "1"]),
+     ["--problem", "mva", "--population", "12,12,12,12", "--processors", "{procs}"],
+     ["--problem", "mva", "--population", "4,4,4,4", "--repeat", "1", "--processors", "{procs}"]),
     ("presto-dynprog", "Parallel DP: exact MVA, 200 x 200 (Table 5; param: lattice points)",
-     ["--problem", "mva", "--population", "200,200"], ["--problem", "mva", "--population", "30,30", "--repeat", "1"]),
+     ["--problem", "mva", "--population", "200,200", "--processors", "{procs}"],
+     ["--problem", "mva", "--population", "30,30", "--repeat", "1", "--processors", "{procs}"]),
+    ("presto-linesolver", "Pipelined line solver (virtual time; proc = pipeline nodes; synthetic param: work units, "
+     "tridiagonal: systems, grain: systems per message)", [], ["--work", "8"]),
 ]
 
 
@@ -346,7 +351,7 @@ def run_apps(args, build_dir, built):
         exe = os.path.join(build_dir, "apps", program)
         if program not in built and not os.path.exists(exe):
             continue
-        cmd = [exe] + (quick if args.quick else full) + ["--processors", procs, "--json"]
+        cmd = [exe] + [a.replace("{procs}", procs) for a in (quick if args.quick else full)] + ["--json"]
         out = run(cmd, stdout=subprocess.PIPE).stdout
         sys.stdout.write(out)
         for line in out.splitlines():

@@ -27,6 +27,7 @@
 #include <presto/psim/mva.hpp>
 
 #include "command_line.hpp"
+#include "json_line.hpp"
 #include "lcs.hpp"
 #include "mva_lattice.hpp"
 #include "strategies.hpp"
@@ -161,13 +162,12 @@ class Report {
                 split ? 100 * idle / worker_ms : 0.0, 100 * extra / worker_ms,
                 split ? fmt("%.1f%%", 100 * other / worker_ms).c_str() : "", m.correct ? "ok" : "WRONG");
     if (json_) {
-      std::printf("{\"name\": \"%s\", \"system\": \"%s\", \"processors\": %zu, \"param\": %zu, \"ns_per_op\": %.0f, "
-                  "\"min_ns\": %.0f, \"max_ns\": %.0f, \"spread_pct\": %.1f, \"unit\": \"ns\", \"operations\": 1, "
-                  "\"repetitions\": %zu, \"honest_speedup\": %.3f, \"relative_speedup\": %.3f, \"wait_pct\": %.1f, "
-                  "\"idle_pct\": %.1f}\n",
-                  name_.c_str(), strategy.c_str(), procs, param_, t * 1e6, m.ms.front() * 1e6, m.ms.back() * 1e6,
-                  100 * (m.ms.back() - m.ms.front()) / t, m.ms.size(), sequential / t, one > 0 ? one / t : 0.0,
-                  split ? 100 * wait / worker_ms : 0.0, split ? 100 * idle / worker_ms : 0.0);
+      presto::apps::print_json_line({.name = name_, .system = strategy, .processors = procs, .param = param_,
+                                     .median_ns = t * 1e6, .min_ns = m.ms.front() * 1e6, .max_ns = m.ms.back() * 1e6,
+                                     .repetitions = m.ms.size(),
+                                     .extra = {{"honest_speedup", sequential / t}, {"relative_speedup", one > 0 ? one / t : 0.0},
+                                               {"wait_pct", split ? 100 * wait / worker_ms : 0.0},
+                                               {"idle_pct", split ? 100 * idle / worker_ms : 0.0}}});
     }
     std::fflush(stdout);
   }
