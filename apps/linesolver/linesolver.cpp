@@ -156,9 +156,13 @@ bool synthetic(const Options& o) {
         lo = std::min(lo, by_padding[pad][1].completion);
         hi = std::max(hi, by_padding[pad][1].completion);
       }
-      if (std::abs(best - optimum_units) > 1 || hi - lo > 0.02 * lo) {
-        std::printf("  work %d: the optimum (%d units) or node 2's invariance (%.3f..%.3f ms) differs from the model\n", w,
-                    best, lo / 1e3, hi / 1e3);
+      const double model = model_delay(p - 1, o.tasks, cs, c.r_i, c.r_h, 0);
+      const double model_padded = model_delay(p - 1, o.tasks, cs, c.r_i, c.r_h, c.r_i + c.r_h);
+      if (std::abs(best - optimum_units) > 1 || hi - lo > 0.02 * lo || std::abs(delay(0) - model) > 0.05 * model ||
+          std::abs(delay(optimum_units) - model_padded) > 0.05 * model_padded) {
+        std::printf("  work %d: the optimum (%d units), node 2's invariance (%.3f..%.3f ms) or the delays differ from "
+                    "the model by more than 5%%\n",
+                    w, best, lo / 1e3, hi / 1e3);
         ok = false;
       }
     }
