@@ -318,6 +318,8 @@ APPS = [
      ["--problem", "mva", "--population", "30,30", "--repeat", "1", "--processors", "{procs}"]),
     ("presto-linesolver", "Pipelined line solver (virtual time; proc = pipeline nodes; synthetic param: work units, "
      "tridiagonal: systems, grain: systems per message)", [], ["--work", "8"]),
+    ("presto-mva", "Approximate MVA: time of each approximation and its error vs exact MVA (param: population scale)",
+     [], ["--scales", "1,4", "--replications", "4", "--end", "1100"]),
 ]
 
 
@@ -379,6 +381,8 @@ def apps_table(ms):
                     cells.append("")
                 elif "honest_speedup" in m and m["system"] != "sequential":
                     cells.append(f"{fmt_value(m)}; {m['honest_speedup']:.2f}× / {m['relative_speedup']:.2f}×")
+                elif "error_pct" in m:
+                    cells.append(f"{fmt_value(m)}; error {m['error_pct']:.3f}% (exact {m['exact_ms']:.3g} ms)")
                 else:
                     cells.append(fmt_value(m))
             rows_label = f"{param:,}" if param else ""

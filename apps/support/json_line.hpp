@@ -23,7 +23,9 @@ struct JsonMeasurement {
   std::vector<std::pair<std::string, double>> extra{};  // e.g. {"honest_speedup", 1.9}
 };
 
-inline void print_json_line(const JsonMeasurement& m) {
+// Prints nothing unless `enabled` (the app's --json).
+inline void print_json_line(const JsonMeasurement& m, bool enabled = true) {
+  if (!enabled) return;
   std::printf("{\"name\": \"%s\", \"system\": \"%s\", \"processors\": %zu, \"param\": %zu, \"ns_per_op\": %.0f, "
               "\"min_ns\": %.0f, \"max_ns\": %.0f, \"spread_pct\": %.1f, \"unit\": \"ns\", \"operations\": 1, "
               "\"repetitions\": %zu",
