@@ -183,10 +183,11 @@ class Report {
   bool json_;
 };
 
-// Runs `strategy` on each processor count and reports it. run(strategy, P) returns the
-// measurement of one strategy on a runtime of P processors.
+// Reports the sequential run, then every strategy on every processor count: run(s, P)
+// measures strategy s on P processors; tasks_of(s, P) is how many evaluations it makes
+// without duplicates.
 void compare(const Options& o, Report& report, const Measurement& sequential, std::uint64_t tasks,
-             const std::function<std::uint64_t(const std::string&)>& tasks_of,
+             const std::function<std::uint64_t(const std::string&, std::size_t)>& tasks_of,
              const std::function<Measurement(const std::string&, std::size_t)>& run, bool& all_ok) {
   report.row("sequential", 1, sequential, sequential.median(), 0, tasks);
   all_ok = all_ok && sequential.correct;
@@ -195,7 +196,7 @@ void compare(const Options& o, Report& report, const Measurement& sequential, st
     for (std::size_t p : o.processors) {
       const Measurement m = run(s, p);
       if (p == 1) one = m.median();
-      report.row(s, p, m, sequential.median(), one, tasks_of(s));
+      report.row(s, p, m, sequential.median(), one, tasks_of(s, p));
       all_ok = all_ok && m.correct;
     }
   }
@@ -233,10 +234,10 @@ bool lcs(const Options& o) {
         return Run{ms, costs, problem->table() == reference.table()};
       });
     };
-    // Tasks per run: rows for the pipeline, supertasks otherwise (at the largest P's block).
-    auto tasks_of = [&](const std::string& s) -> std::uint64_t {
+    // Tasks per run: rows for the pipeline, supertasks otherwise.
+    auto tasks_of = [&](const std::string& s, std::size_t p) -> std::uint64_t {
       if (s == "pipeline") return n;
-      const std::size_t blocks = (n + block_for(s, o.processors.back()) - 1) / block_for(s, o.processors.back());
+      const std::size_t blocks = (n + block_for(s, p) - 1) / block_for(s, p);
       return blocks * blocks;
     };
     compare(o, report, sequential, n * n, tasks_of, run, all_ok);
@@ -303,7 +304,7 @@ bool mva(const Options& o) {
     });
   };
   bool all_ok = agrees;
-  compare(o, report, sequential, points, [&](const std::string&) { return points; }, run, all_ok);
+  compare(o, report, sequential, points, [&](const std::string&, std::size_t) { return points; }, run, all_ok);
   return all_ok;
 }
 
