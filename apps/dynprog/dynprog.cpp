@@ -46,12 +46,14 @@ struct Options {
   std::size_t block = 0;                // 0: about 8P supertasks along each side
   int repeat = 3;
   std::uint64_t seed = 1;
+  std::uint64_t shuffle = 0;  // nonzero: ShufflePool with this seed (tests: random interleavings)
   bool json = false;
 };
 
 constexpr const char* usage =
     "usage: %s [--problem lcs|mva] [--length N[,N...]] [--population N,N[,...]] [--stations K]\n"
-    "          [--strategy S[,S...]] [--processors P[,P...]] [--block B] [--repeat R] [--seed S] [--json]\n"
+    "          [--strategy S[,S...]] [--processors P[,P...]] [--block B] [--repeat R] [--seed S]\n"
+    "          [--shuffle SEED] [--json]\n"
     "Solves a dynamic program sequentially and with each parallel strategy on P processors\n"
     "(default: 1 and all), checks every solution and prints times, speed-ups and where the\n"
     "time went (median of R runs, default 3).\n"
@@ -63,6 +65,7 @@ constexpr const char* usage =
     "       12,12,12,12; the paper's other case is 200,200) and K queueing stations (default\n"
     "       10); strategies diagonal, pipeline (spin until non-negative), task-fifo,\n"
     "       task-lifo, sync-free, futures.\n"
+    "  --shuffle SEED: run on a ShufflePool seeded with SEED (random interleavings, for tests).\n"
     "  --json: also one JSON line per measurement (benchmarks/run.py reads them).\n";
 
 const std::vector<std::string> lcs_strategies{"diagonal", "pipeline", "task-fifo", "task-lifo", "futures"};
@@ -72,7 +75,8 @@ bool parse(int argc, char** argv, Options& o) {
   presto::apps::CommandLine cl{usage};
   cl.option("--problem", o.problem).option("--length", o.lengths).option("--population", o.population);
   cl.option("--stations", o.stations).option("--strategy", o.strategies).option("--processors", o.processors);
-  cl.option("--block", o.block).option("--repeat", o.repeat).option("--seed", o.seed).flag("--json", o.json);
+  cl.option("--block", o.block).option("--repeat", o.repeat).option("--seed", o.seed).option("--shuffle", o.shuffle);
+  cl.flag("--json", o.json);
   if (!cl.parse(argc, argv)) return false;
   if (o.problem != "lcs" && o.problem != "mva") return cl.error("--problem must be lcs or mva");
   const auto& known = o.problem == "lcs" ? lcs_strategies : mva_strategies;
@@ -96,6 +100,13 @@ bool parse(int argc, char** argv, Options& o) {
   }
   if (o.stations == 0 || o.stations > dp::MvaLattice::max_stations) return cl.error("--stations must be 1 to 64");
   return true;
+}
+
+// A runtime of p processors, on a ShufflePool if --shuffle was given.
+presto::RuntimeConfig config_for(const Options& o, std::size_t p) {
+  presto::RuntimeConfig config{.processors = p};
+  if (o.shuffle != 0) config.pool = std::make_unique<presto::ShufflePool>(o.shuffle);
+  return config;
 }
 
 // One measured strategy: the median of the repetitions, and the costs of the median run.
@@ -218,7 +229,7 @@ bool lcs(const Options& o) {
       return o.block != 0 ? o.block : std::max<std::size_t>(1, n / (8 * p));
     };
     auto run = [&](const std::string& s, std::size_t p) {
-      presto::Runtime rt{{.processors = p}};
+      presto::Runtime rt{config_for(o, p)};
       std::unique_ptr<dp::Lcs> problem;
       return measure(o.repeat, [&] { problem = std::make_unique<dp::Lcs>(a, b, block_for(s, p)); }, [&] {
         // Timed inside the run: starting and stopping the processors is not the strategy's.
@@ -283,7 +294,7 @@ bool mva(const Options& o) {
               reference.stations(), points, sequential.median(), agrees ? "yes" : "NO");
   Report report("dynprog_mva", points, o.json);
   auto run = [&](const std::string& s, std::size_t p) {
-    presto::Runtime rt{{.processors = p}};
+    presto::Runtime rt{config_for(o, p)};
     dp::MvaLattice problem(reference.model());
     return measure(o.repeat, [&] { problem.reset(); }, [&] {
       auto [ms, costs] = rt.run([&] {
@@ -318,6 +329,7 @@ int main(int argc, char** argv) {
                 "honest = sequential / parallel time; relative = this strategy on 1 processor / on P;\n"
                 "wait, idle, extra (duplicate evaluations), other: shares of the workers' time (P x time)\n",
                 o.repeat);
+    if (o.shuffle != 0) std::printf("ShufflePool, seed %llu\n", static_cast<unsigned long long>(o.shuffle));
     const bool ok = o.problem == "lcs" ? lcs(o) : mva(o);
     std::printf("\n%s\n", ok ? "every solution checked: correct" : "SOME SOLUTION IS WRONG");
     return ok ? 0 : 1;
