@@ -310,10 +310,10 @@ APPS = [
     ("presto-dynprog", "Parallel DP: LCS (Tables 1-2; param: string length)",
      ["--problem", "lcs", "--length", "1000,4000", "--processors", "{procs}"],
      ["--problem", "lcs", "--length", "300", "--repeat", "1", "--processors", "{procs}"]),
-    ("presto-dynprog", "Parallel DP: exact MVA, 4 classes x 12 (Tables 3-4; param: lattice points)",
+    ("presto-dynprog", "Parallel DP: exact MVA, 4 classes (Tables 3-4: 12 each; param: lattice points)",
      ["--problem", "mva", "--population", "12,12,12,12", "--processors", "{procs}"],
      ["--problem", "mva", "--population", "4,4,4,4", "--repeat", "1", "--processors", "{procs}"]),
-    ("presto-dynprog", "Parallel DP: exact MVA, 200 x 200 (Table 5; param: lattice points)",
+    ("presto-dynprog", "Parallel DP: exact MVA, 2 classes (Table 5: 200 x 200; param: lattice points)",
      ["--problem", "mva", "--population", "200,200", "--processors", "{procs}"],
      ["--problem", "mva", "--population", "30,30", "--repeat", "1", "--processors", "{procs}"]),
     ("presto-linesolver", "Pipelined line solver (virtual time; proc = pipeline nodes; synthetic param: work units, "
