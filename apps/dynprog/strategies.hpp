@@ -23,7 +23,6 @@
 #include <cstddef>
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include <presto/presto.hpp>
