@@ -301,6 +301,97 @@ def plots(ms, plot_dir):
     return made
 
 
+# ---------------------------------------------------------------- applications
+
+# The seeds' applications (apps/), each run with --json: (program, what it reproduces, full
+# arguments, --quick arguments; "{procs}" stands for the processor counts 1, 2, 4 ... N).
+# Their JSON lines carry name, system (the strategy or variant), processors and param like
+# presto_bench's, plus the app's own figures.
+APPS = [
+    ("presto-dynprog", "Parallel DP: LCS (Tables 1-2; param: string length)",
+     ["--problem", "lcs", "--length", "1000,4000", "--processors", "{procs}"],
+     ["--problem", "lcs", "--length", "300", "--repeat", "1", "--processors", "{procs}"]),
+    ("presto-dynprog", "Parallel DP: exact MVA, 4 classes (Tables 3-4: 12 each; param: lattice points)",
+     ["--problem", "mva", "--population", "12,12,12,12", "--processors", "{procs}"],
+     ["--problem", "mva", "--population", "4,4,4,4", "--repeat", "1", "--processors", "{procs}"]),
+    ("presto-dynprog", "Parallel DP: exact MVA, 2 classes (Table 5: 200 x 200; param: lattice points)",
+     ["--problem", "mva", "--population", "200,200", "--processors", "{procs}"],
+     ["--problem", "mva", "--population", "30,30", "--repeat", "1", "--processors", "{procs}"]),
+    ("presto-linesolver", "Pipelined line solver (virtual time; proc = pipeline nodes; synthetic param: work units, "
+     "tridiagonal: systems, grain: systems per message)", [], ["--work", "8"]),
+    ("presto-mva", "Approximate MVA: time of each approximation and its error vs exact MVA (param: population scale)",
+     [], ["--scales", "1,4", "--replications", "4", "--end", "1100"]),
+]
+
+
+def processor_counts(n):
+    """1, 2, 4, ... up to n, and n."""
+    counts, p = [], 1
+    while p < n:
+        counts.append(p)
+        p *= 2
+    return counts + [n]
+
+
+def build_apps(build_dir):
+    """Builds the apps APPS names; returns those that exist (apps may be disabled: -Dapps=false)."""
+    built = []
+    for program in sorted({a[0] for a in APPS}):
+        target = os.path.join("apps", program)
+        if subprocess.run(["ninja", "-C", build_dir, target], stdout=subprocess.DEVNULL,
+                          stderr=subprocess.DEVNULL).returncode == 0:
+            built.append(program)
+        else:
+            log(f"{target} does not build here (apps disabled?): its results are skipped")
+    return built
+
+
+def run_apps(args, build_dir, built):
+    """Runs every app of APPS that exists; returns their measurements, each tagged with its group."""
+    ms = []
+    procs = ",".join(str(p) for p in processor_counts(args.processors))
+    for program, group, full, quick in APPS:
+        exe = os.path.join(build_dir, "apps", program)
+        if program not in built and not os.path.exists(exe):
+            continue
+        cmd = [exe] + [a.replace("{procs}", procs) for a in (quick if args.quick else full)] + ["--json"]
+        out = run(cmd, stdout=subprocess.PIPE).stdout
+        sys.stdout.write(out)
+        for line in out.splitlines():
+            if line.startswith("{"):
+                rec = json.loads(line)
+                rec["group"] = group
+                ms.append(rec)
+    return ms
+
+
+def apps_table(ms):
+    """One table per group: each variant's time and speed-ups (honest: over the sequential
+    program; relative: over the same program on 1 processor) at every processor count."""
+    parts = []
+    for group in dict.fromkeys(m["group"] for m in ms):
+        rows = [m for m in ms if m["group"] == group]
+        procs = sorted({m["processors"] for m in rows})
+        parts += [f"#### {group}", "", "| variant | param | " + " | ".join(f"{p} proc" for p in procs) + " |",
+                  "|---|---|" + "---|" * len(procs)]
+        for system, param in dict.fromkeys((m["system"], m["param"]) for m in rows):
+            cells = []
+            for p in procs:
+                m = next((m for m in rows if (m["system"], m["param"], m["processors"]) == (system, param, p)), None)
+                if m is None:
+                    cells.append("")
+                elif "honest_speedup" in m and m["system"] != "sequential":
+                    cells.append(f"{fmt_value(m)}; {m['honest_speedup']:.2f}× / {m['relative_speedup']:.2f}×")
+                elif "error_pct" in m:
+                    cells.append(f"{fmt_value(m)}; error {m['error_pct']:.3f}% (exact {m['exact_ms']:.3g} ms)")
+                else:
+                    cells.append(fmt_value(m))
+            rows_label = f"{param:,}" if param else ""
+            parts.append(f"| {system} | {rows_label} | " + " | ".join(cells) + " |")
+        parts.append("")
+    return "\n".join(parts)
+
+
 # ---------------------------------------------------------------- docs
 
 def machine():
@@ -323,7 +414,7 @@ def machine():
     return f"{cpu}, {os.cpu_count()} hardware threads{mem}, Linux {platform.release()}"
 
 
-def report(ms, ratios, made, plot_rel, quick, note):
+def report(ms, ratios, made, plot_rel, quick, note, app_ms=()):
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts = [f"Measured {when} on {machine()}" + (" (--quick: reduced counts)" if quick else "") + "."
              + (f" {note}" if note else ""), "",
@@ -332,6 +423,9 @@ def report(ms, ratios, made, plot_rel, quick, note):
              comparison_table(ms), "", "### Plots", ""]
     for name, caption in made:
         parts += [f"![{caption}]({plot_rel}/{name})", "", f"*{caption}*", ""]
+    if app_ms:
+        parts += ["### Applications (the seeds' measured programs; time ± spread; speed-ups honest / relative)", "",
+                  apps_table(app_ms)]
     return "\n".join(parts)
 
 
@@ -361,14 +455,20 @@ def main():
     out_dir = args.out or (os.path.join(build_dir, "benchmarks", "quick-results") if args.quick
                            else os.path.join(ROOT, "benchmarks", "results"))
     os.makedirs(out_dir, exist_ok=True)
+    built = []
     if not args.no_build:
         build_suite(build_dir)
+        built = build_apps(build_dir)
     ms, ratios = run_suite(args, build_dir, out_dir)
+    app_ms = run_apps(args, build_dir, built)
+    with open(os.path.join(out_dir, "results.jsonl"), "a") as f:
+        for rec in app_ms:
+            f.write(json.dumps(rec) + "\n")
     full = not args.quick and args.out is None
     plot_dir = os.path.join(ROOT, "docs", "benchmarks") if full else os.path.join(out_dir, "plots")
     made = plots(ms, plot_dir)
     plot_rel = "benchmarks" if full else "plots"
-    section = report(ms, ratios, made, plot_rel, args.quick, args.note)
+    section = report(ms, ratios, made, plot_rel, args.quick, args.note, app_ms)
     with open(os.path.join(out_dir, "table.md"), "w") as f:
         f.write(section + "\n")
     if full:

@@ -27,6 +27,7 @@
 #include <presto/psim/simulation.hpp>
 
 #include "command_line.hpp"
+#include "confidence.hpp"
 
 using namespace presto::psim;
 
@@ -80,13 +81,6 @@ QueueingNetworkConfig network(const Options& o, std::uint64_t seed) {
       .warmup = o.warmup,
       .seed = seed,
   };
-}
-
-// Student's t quantile for a two-sided 99% interval.
-double t99(int df) {
-  static const double table[] = {63.66, 9.925, 5.841, 4.604, 4.032, 3.707, 3.499, 3.355, 3.250, 3.169,
-                                 3.106, 3.055, 3.012, 2.977, 2.947, 2.921, 2.898, 2.878, 2.861, 2.845};
-  return df <= 20 ? table[df - 1] : 2.576 + 2.0 / df;
 }
 
 NetworkMeasures simulate(const Options& o, const QueueingNetworkConfig& net, SimulationStats& stats) {
@@ -150,15 +144,13 @@ int main(int argc, char** argv) {
               "PSIM (99% CI)", "");
   int outside = 0;
   auto row = [&](const std::string& cls, const std::string& what, double ex, double ap, auto sample) {
-    double mean = 0, var = 0;
-    const int n = o.replications;
-    for (const auto& m : runs) mean += sample(m) / n;
-    for (const auto& m : runs) var += std::pow(sample(m) - mean, 2) / (n - 1);
-    const double half = t99(n - 1) * std::sqrt(var / n);
-    const bool ok = std::abs(mean - ex) <= half;
+    std::vector<double> samples;
+    for (const auto& m : runs) samples.push_back(sample(m));
+    const presto::apps::Interval ci = presto::apps::confidence_interval(samples);
+    const bool ok = ci.contains(ex);
     outside += ok ? 0 : 1;
     std::printf("%-12s %-22s %10.4f %10.4f %7.2f%% %12.4f +- %7.4f %s\n", cls.c_str(), what.c_str(), ex, ap,
-                ex != 0 ? 100.0 * (ap - ex) / ex : 0.0, mean, half, ok ? "" : "OUTSIDE");
+                ex != 0 ? 100.0 * (ap - ex) / ex : 0.0, ci.mean, ci.half_width, ok ? "" : "OUTSIDE");
   };
   for (std::size_t c = 0; c < shape.classes.size(); ++c) {
     const std::string& cls = shape.classes[c].name;
