@@ -400,12 +400,11 @@ TEST_CASE("Simulation::run installs PSIM's scheduler and pool on the running run
 TEST_CASE("SimulationPool keeps the ThreadPool contract around every inner pool", "[psim]") {
   // Outside a simulation's deadlocks it is its inner pool: the conformance harness checks that
   // no thread is lost or duplicated, also across live replacement.
-  Simulation idle{{.protocol = Protocol::deadlock_recovery}};
   for (auto kind : {presto::test::PoolKind::fifo, presto::test::PoolKind::lifo, presto::test::PoolKind::priority,
                     presto::test::PoolKind::local_queue, presto::test::PoolKind::shuffle}) {
     INFO("inner pool " << presto::test::name(kind) << ", seed " << presto::test::seed());
     CHECK_NOTHROW(presto::testing::check_pool_conformance(
-        [&] { return std::make_unique<SimulationPool>(idle, presto::test::make_pool(kind)); },
+        [&] { return std::make_unique<SimulationPool>(presto::test::make_pool(kind)); },
         {.threads = presto::test::scaled(400), .yields = 8, .pairs = 16, .rounds = 50, .replacements = 20,
          .seed = presto::test::seed()}));
   }
