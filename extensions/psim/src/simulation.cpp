@@ -199,12 +199,27 @@ std::string Simulation::unsafe_delivery(const Link& link, const Message& m) {
   return os.str();
 }
 
-void Simulation::fail(std::string what, WakeList& wakes) {
+void Simulation::fail(std::string what) {
   if (failure_.empty()) failure_ = std::move(what);  // an LP's own failure passes ""
   done_ = true;
-  for (auto& lp : processes_) {
-    if (lp->phase_ == LogicalProcess::Phase::blocked) unblock(*lp, wakes);
+}
+
+bool Simulation::restart(LogicalProcess& lp, bool may_wait, WakeList& wakes) {
+  if (!may_wait) {
+    // Not waiting and not allocating: the next break restarts it.
+    if (wakes.full() || !lp.blocked_on_->spin_try_lock()) return false;  // or still switching out
+    lp.blocked_on_->spin_unlock();
   }
+  unblock(lp, wakes);
+  return true;
+}
+
+bool Simulation::restart_all(bool may_wait, WakeList& wakes) {
+  bool all = true;
+  for (auto& lp : processes_) {
+    if (lp->phase_ == LogicalProcess::Phase::blocked && !restart(*lp, may_wait, wakes)) all = false;
+  }
+  return all;
 }
 
 void Simulation::take_in(LogicalProcess& lp) {
@@ -434,7 +449,8 @@ void Simulation::ended(LogicalProcess& lp, bool failed) {
   }
   if (failed || !unsafe.empty()) {  // end the whole simulation: every LP's receive() returns nullopt
     AllLocks all(*this, /*may_wait=*/true);
-    fail(std::move(unsafe), wakes);
+    fail(std::move(unsafe));
+    restart_all(/*may_wait=*/true, wakes);
   }
   wakes.wake_all();
 }
@@ -446,74 +462,75 @@ Simulation::Breaking Simulation::break_deadlock(SimulationScheduler& policy, boo
   {
     AllLocks all(*this, may_wait);
     if (!all.owns()) return Breaking::busy;
-    if (done_) return Breaking::nothing;
-    // The facts (see deadlock_view.hpp). Every event from now on is at or after the floor, the
-    // earliest pending message or event being handled anywhere: a message's key always
-    // exceeds that of the event that sent it.
-    DeadlockView view(*this, policy, total);
-    for (auto& lp : processes_) {
-      const std::uint32_t i = lp->index_;
-      if (lp->phase_ == LogicalProcess::Phase::finished) {
-        earliest_[i] = EventKey{kNever};
-        continue;
-      }
-      const EventKey k = lp->earliest_pending();
-      earliest_[i] = k;
-      if (lp->phase_ == LogicalProcess::Phase::active) {
-        view.handled_ = std::min(view.handled_, lp->key_);
-      } else if (k < view.earliest_key_) {
-        view.second_ = view.earliest_key_;
-        view.earliest_key_ = k;
-        view.owner_ = i;
-      } else {
-        view.second_ = std::min(view.second_, k);
-      }
-    }
-    view.floor_ = std::min(view.earliest_key_, view.handled_);
-    // The scheduler decides: end (at a total deadlock), or grant. A failure ends the run.
-    bool end = false;
-    try {
-      if (total) end = policy.end_simulation(view);
-      if (!end) policy.resolve_deadlock(view);
-    } catch (const SchedulerError& e) {
-      fail(e.what(), wakes);
-    } catch (...) {
-      fail(hook_failure(policy, view, exception_text(std::current_exception())), wakes);
-    }
-    if (done_) {
-      // failed: every blocked LP was restarted to end
-    } else if (end) {
-      done_ = true;
-      for (auto& lp : processes_) {
-        if (lp->phase_ == LogicalProcess::Phase::blocked) unblock(*lp, wakes);
-      }
+    if (done_) {  // ended: restart the blocked LPs a failing break had to leave
+      skipped = !restart_all(may_wait, wakes);
     } else {
-      // Restart every blocked LP whose earliest pending message is now granted, at once.
-      for (auto& lp : processes_) {
-        if (lp->phase_ != LogicalProcess::Phase::blocked) continue;  // it will see its grant
-        const EventKey k = earliest_[lp->index_];  // as found above
-        if (!(k < lp->grant_limit_) || k.time >= config_.end_time) continue;
-        if (!may_wait) {
-          // Not waiting and not allocating: the next break restarts it.
-          if (wakes.full() || !lp->blocked_on_->spin_try_lock()) {  // or still switching out
-            skipped = true;
-            continue;
-          }
-          lp->blocked_on_->spin_unlock();
-        }
-        unblock(*lp, wakes);
-      }
-      if (!wakes.empty()) {
-        ++(total ? total_deadlocks_ : partial_deadlocks_);
-      } else if (total && view.handled_.time == kNever && view.owner_ != DeadlockView::npos) {
-        // Every LP is blocked or finished and the scheduler neither granted nor ended: nothing
-        // else can move the simulation.
-        fail(hook_failure(policy, view, "left a total deadlock unresolved: it granted no blocked LP its earliest "
-                                        "message and did not end the simulation"),
-             wakes);
-      }
+      skipped = !decide(policy, may_wait, total, wakes);
     }
   }
+  return wake(wakes, skipped);
+}
+
+bool Simulation::decide(SimulationScheduler& policy, bool may_wait, bool total, WakeList& wakes) {
+  bool skipped = false;
+  // The facts (see deadlock_view.hpp). Every event from now on is at or after the floor, the
+  // earliest pending message or event being handled anywhere: a message's key always
+  // exceeds that of the event that sent it.
+  DeadlockView view(*this, policy, total);
+  for (auto& lp : processes_) {
+    const std::uint32_t i = lp->index_;
+    if (lp->phase_ == LogicalProcess::Phase::finished) {
+      earliest_[i] = EventKey{kNever};
+      continue;
+    }
+    const EventKey k = lp->earliest_pending();
+    earliest_[i] = k;
+    if (lp->phase_ == LogicalProcess::Phase::active) {
+      view.handled_ = std::min(view.handled_, lp->key_);
+    } else if (k < view.earliest_key_) {
+      view.second_ = view.earliest_key_;
+      view.earliest_key_ = k;
+      view.owner_ = i;
+    } else {
+      view.second_ = std::min(view.second_, k);
+    }
+  }
+  view.floor_ = std::min(view.earliest_key_, view.handled_);
+  // The scheduler decides: end (at a total deadlock), or grant. A failure ends the run.
+  bool end = false;
+  try {
+    if (total) end = policy.end_simulation(view);
+    if (!end) policy.resolve_deadlock(view);
+  } catch (const SchedulerError& e) {
+    fail(e.what());
+  } catch (...) {
+    fail(hook_failure(policy, view, "threw from a deadlock hook: " + exception_text(std::current_exception())));
+  }
+  if (end) done_ = true;
+  if (done_) {
+    skipped = !restart_all(may_wait, wakes);
+  } else {
+    // Restart every blocked LP whose earliest pending message is now granted, at once.
+    for (auto& lp : processes_) {
+      if (lp->phase_ != LogicalProcess::Phase::blocked) continue;  // it will see its grant
+      const EventKey k = earliest_[lp->index_];  // as found above
+      if (!(k < lp->grant_limit_) || k.time >= config_.end_time) continue;
+      if (!restart(*lp, may_wait, wakes)) skipped = true;
+    }
+    if (!wakes.empty()) {
+      ++(total ? total_deadlocks_ : partial_deadlocks_);
+    } else if (total && view.handled_.time == kNever && view.owner_ != DeadlockView::npos) {
+      // Every LP is blocked or finished and the scheduler neither granted nor ended: nothing
+      // else can move the simulation.
+      fail(hook_failure(policy, view, "left a total deadlock unresolved: it granted no blocked LP its earliest "
+                                      "message and did not end the simulation"));
+      restart_all(may_wait, wakes);
+    }
+  }
+  return !skipped;
+}
+
+Simulation::Breaking Simulation::wake(WakeList& wakes, bool skipped) {
   const bool woke = !wakes.empty();
   wakes.wake_all();
   return woke ? Breaking::woke : skipped ? Breaking::busy : Breaking::nothing;

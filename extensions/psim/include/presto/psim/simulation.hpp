@@ -164,8 +164,18 @@ class Simulation {
   // What check_grants says of `m`, refused on `link` (takes swap_).
   std::string unsafe_delivery(const Link& link, const Message& m);
   // With every mutex held: ends the simulation, for a scheduler's failure `what` ("" for an
-  // LP's own, which run() rethrows).
-  void fail(std::string what, WakeList& wakes);
+  // LP's own, which run() rethrows); the caller restarts the blocked LPs (restart_all).
+  void fail(std::string what);
+  // With every mutex held: makes a blocked LP ready; with may_wait false, false (nothing done)
+  // when that would wait (it is still switching out) or allocate.
+  bool restart(LogicalProcess& lp, bool may_wait, WakeList& wakes);
+  // restart() for every blocked LP; false if one was left for a later break.
+  bool restart_all(bool may_wait, WakeList& wakes);
+  // break_deadlock's work with every mutex held, the simulation not ended: the facts, the
+  // policy's decision, the restarts; false if an LP was left for a later break.
+  bool decide(SimulationScheduler& policy, bool may_wait, bool total, WakeList& wakes);
+  // After the mutexes are released: wakes the LPs listed and says what break_deadlock did.
+  static Breaking wake(WakeList& wakes, bool skipped);
   // A hook's failure in words, naming the scheduler and the LP holding the earliest message.
   std::string hook_failure(const SimulationScheduler& policy, const DeadlockView& view, const std::string& what) const;
   void send_nulls(LogicalProcess& lp, Time bound, WakeList& wakes);
