@@ -17,27 +17,14 @@
 #include <presto/psim/simulation_scheduler.hpp>
 
 #include "psim_schedulers.hpp"
+#include "psim_test_models.hpp"
 #include "test_support.hpp"
 
 using namespace presto;
 using namespace presto::psim;
+using namespace psim_test;
 
 namespace {
-
-using Histories = std::vector<std::vector<HistoryEntry>>;
-
-PholdConfig phold_config(Time lookahead) {
-  return PholdConfig{.processes = 8, .population = 2, .lookahead = lookahead, .mean = 1.0, .remote = 0.5,
-                     .work = 0, .seed = 4242, .record = true};
-}
-
-Histories phold_histories(const Simulation& sim) {
-  Histories h;
-  for (std::size_t i = 0; i < sim.size(); ++i) h.push_back(static_cast<PholdProcess&>(sim.process(i)).history());
-  return h;
-}
-
-const Protocol kProtocols[] = {Protocol::deadlock_recovery, Protocol::null_messages};
 
 // PHOLD-like, with a callback every `every` events of LP 0 (the PSIM runs swap the scheduler
 // there; the sequential run has none).
@@ -91,7 +78,7 @@ TEST_CASE("every user-written scheduler gives every LP the sequential simulator'
   const Time end = 50;
   const Time lookahead = GENERATE(0.0, 0.5);
   Simulation reference{{.end_time = end}};
-  build_phold(reference, phold_config(lookahead));
+  build_phold(reference, phold_config(lookahead, 4242));
   const SimulationStats seq = SequentialSimulator{reference}.run();
   const Histories expected = phold_histories(reference);
   REQUIRE(seq.events > 300);
@@ -104,7 +91,7 @@ TEST_CASE("every user-written scheduler gives every LP the sequential simulator'
       INFO(cfg << ", scheduler " << name << ", " << to_string(protocol) << ", lookahead " << lookahead);
       auto [histories, stats] = presto::test::run(cfg, [&] {
         Simulation sim{{.protocol = protocol, .end_time = end, .check_grants = true}};
-        build_phold(sim, phold_config(lookahead));
+        build_phold(sim, phold_config(lookahead, 4242));
         SimulationStats s = sim.run(psim_schedulers::make(name, presto::test::make_pool(inner)));
         return std::pair{phold_histories(sim), s};
       });
@@ -185,7 +172,7 @@ class IdleScheduler final : public SimulationScheduler {  // never grants, never
 std::string failure_of(const presto::test::Config& cfg, std::unique_ptr<SimulationScheduler> (*make)()) {
   return presto::test::run(cfg, [&] {
     Simulation sim{{.protocol = Protocol::deadlock_recovery, .end_time = 50}};
-    build_phold(sim, phold_config(0.5));
+    build_phold(sim, phold_config(0.5, 4242));
     try {
       sim.run(make());
     } catch (const SchedulerError& e) {

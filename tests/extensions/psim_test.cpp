@@ -17,25 +17,14 @@
 #include <presto/psim/simulation_pool.hpp>
 #include <presto/testing/pool_conformance.hpp>
 
+#include "psim_test_models.hpp"
 #include "test_support.hpp"
 
 using namespace presto;
 using namespace presto::psim;
+using namespace psim_test;
 
 namespace {
-
-using Histories = std::vector<std::vector<HistoryEntry>>;
-
-PholdConfig phold_config(Time lookahead) {
-  return PholdConfig{.processes = 8, .population = 2, .lookahead = lookahead, .mean = 1.0, .remote = 0.5,
-                     .work = 0, .seed = 12345, .record = true};
-}
-
-Histories phold_histories(const Simulation& sim) {
-  Histories h;
-  for (std::size_t i = 0; i < sim.size(); ++i) h.push_back(static_cast<PholdProcess&>(sim.process(i)).history());
-  return h;
-}
 
 // A model full of simultaneous events and zero-delay messages: delays are 0, 1 or 2.
 class TieProcess final : public LogicalProcess {
@@ -85,8 +74,6 @@ QueueingNetworkConfig network(std::uint64_t seed, Time warmup) {
       .record = warmup == 0,
   };
 }
-
-const Protocol kProtocols[] = {Protocol::deadlock_recovery, Protocol::null_messages};
 
 }  // namespace
 
