@@ -9,7 +9,8 @@
 //    whole simulation (the floor) and restart at once every blocked LP whose earliest message
 //    is then provably safe: below the floor plus the least lookahead of its input links, or,
 //    for the LP holding the earliest message, below every other LP's earliest (which needs no
-//    lookahead).
+//    lookahead). That is the default: the SimulationScheduler's hooks decide (see
+//    simulation_scheduler.hpp), so a scheduler of yours may resolve deadlocks differently.
 //  - Protocol::null_messages (Chandy, Misra and Bryant), with null messages on demand: a null
 //    message raises a link's clock to the earliest time its sender could still send on it (the
 //    sender's lower bound on its next event, plus the link's lookahead). An LP about to block

@@ -14,8 +14,8 @@
 // Open for subclassing under ThreadPool's contract (presto/thread_pool.hpp): called by every
 // processor concurrently, in the dispatch path; never block, yield or throw. An override of
 // get() must end with SimulationPool::get(p) when it has nothing to give (or no partial
-// deadlock is ever broken: the simulation then advances only at total deadlocks), and one of
-// put() or size() must stay consistent with the other. The pool belongs to the
+// deadlock is ever broken: the simulation then advances only at total deadlocks), and an
+// override of put() must keep size() exact. The pool belongs to the
 // SimulationScheduler it is given to (or, installed later with replace_pool, to the
 // runtime's scheduler at attach()); unbound, it is just its inner pool.
 
