@@ -15,6 +15,7 @@
 #include <presto/psim/sequential_simulator.hpp>
 #include <presto/psim/simulation.hpp>
 #include <presto/psim/simulation_scheduler.hpp>
+#include <presto/testing/pool_conformance.hpp>
 
 #include "psim_schedulers.hpp"
 #include "psim_test_models.hpp"
@@ -204,4 +205,14 @@ TEST_CASE("replace_scheduler outside a run, or with a used scheduler, is a Usage
   CHECK_THROWS_WITH(sim.replace_scheduler(std::make_unique<SimulationScheduler>()),
                     Catch::Contains("the simulation is not running"));
   CHECK_THROWS_AS(sim.replace_scheduler(nullptr), UsageError);
+}
+
+TEST_CASE("LowestTimestampFirstPool keeps the ThreadPool contract", "[psim][scheduler]") {
+  // Outside a simulation every thread has the same key: the harness checks that none is lost
+  // or duplicated, also across live replacement.
+  INFO("seed " << presto::test::seed());
+  CHECK_NOTHROW(presto::testing::check_pool_conformance(
+      [] { return std::make_unique<psim_schedulers::LowestTimestampFirstPool>(); },
+      {.threads = presto::test::scaled(400), .yields = 8, .pairs = 16, .rounds = 50, .replacements = 20,
+       .seed = presto::test::seed()}));
 }
