@@ -1,7 +1,6 @@
 #include <presto/psim/simulation_pool.hpp>
 
 #include <presto/local_queue_pool.hpp>
-#include <presto/runtime.hpp>
 #include <presto/psim/simulation.hpp>
 #include <presto/psim/simulation_scheduler.hpp>
 
@@ -10,11 +9,6 @@ namespace presto::psim {
 SimulationPool::SimulationPool(std::unique_ptr<ThreadPool> inner)
     : inner_(inner ? std::move(inner) : std::make_unique<LocalQueuePool>()) {
   name_ = "psim(" + std::string(inner_->name()) + ")";
-}
-
-void SimulationPool::attach(const Runtime& rt) {
-  if (scheduler_ == nullptr) scheduler_ = dynamic_cast<SimulationScheduler*>(&rt.scheduler());
-  inner_->attach(rt);
 }
 
 Thread* SimulationPool::get(Processor& p) {

@@ -15,9 +15,9 @@
 // processor concurrently, in the dispatch path; never block, yield or throw. An override of
 // get() must end with SimulationPool::get(p) when it has nothing to give (or no partial
 // deadlock is ever broken: the simulation then advances only at total deadlocks), and an
-// override of put() must keep size() exact. The pool belongs to the
-// SimulationScheduler it is given to (or, installed later with replace_pool, to the
-// runtime's scheduler at attach()); unbound, it is just its inner pool.
+// override of put() must keep size() exact. The pool belongs to the SimulationScheduler whose
+// constructor it is given to; elsewhere (a plain scheduler's pool, or installed later with
+// replace_pool) it is just its inner pool and breaks no deadlock.
 
 #include <atomic>
 #include <cstddef>
@@ -42,7 +42,7 @@ class SimulationPool : public ThreadPool {
     return inner_->size() + (retry_.load(std::memory_order_relaxed) ? 1 : 0);
   }
   std::string_view name() const noexcept override { return name_; }
-  void attach(const Runtime& rt) override;
+  void attach(const Runtime& rt) override { inner_->attach(rt); }
 
   ThreadPool& inner() const noexcept { return *inner_; }
   SimulationScheduler* scheduler() const noexcept { return scheduler_; }
