@@ -5,9 +5,7 @@
 // EdfPool: the ready thread whose Thread::deadline() is earliest runs first; threads without
 // a deadline run after every thread with one; equal deadlines run in the order they became
 // ready. The deadline is read in put(), so a thread's set_deadline() takes effect the next
-// time it becomes ready. A binary heap under a presto::Spinlock: O(log n) a put or get, no
-// allocation once the heap has grown. It gives any thread to any processor (it does not
-// honour Thread::affinity(), so ThreadPool::has_work_for's default fits it).
+// time it becomes ready. A HeapPool (heap_pool.hpp) keyed by the deadline.
 //
 // LoggingScheduler: the default decisions (the pool's put and get), plus a record of every
 // dispatch: the ids of the threads in the order processors took them, up to a capacity
@@ -29,50 +27,19 @@
 
 #include <presto/presto.hpp>
 
-class EdfPool final : public presto::ThreadPool {
- public:
-  EdfPool() { heap_.reserve(1024); }
+#include "heap_pool.hpp"
 
-  void put(presto::Thread& t) override {
+// The deadline as a number: threads without one after every thread with one.
+struct DeadlineKey {
+  presto::Clock::rep operator()(const presto::Thread& t) const noexcept {
     const auto d = t.deadline();
-    const Key key = d ? d->time_since_epoch().count() : std::numeric_limits<Key>::max();
-    std::scoped_lock guard{lock_};
-    heap_.push_back(Entry{key, sequence_++, &t});
-    std::push_heap(heap_.begin(), heap_.end(), later);
-    size_.store(heap_.size(), std::memory_order_relaxed);
+    return d ? d->time_since_epoch().count() : std::numeric_limits<presto::Clock::rep>::max();
   }
+};
 
-  presto::Thread* get(presto::Processor&) override {
-    if (size_.load(std::memory_order_relaxed) == 0) return nullptr;  // cheap check, no lock
-    std::scoped_lock guard{lock_};
-    if (heap_.empty()) return nullptr;
-    std::pop_heap(heap_.begin(), heap_.end(), later);
-    presto::Thread* t = heap_.back().thread;
-    heap_.pop_back();
-    size_.store(heap_.size(), std::memory_order_relaxed);
-    return t;
-  }
-
-  std::size_t size() const noexcept override { return size_.load(std::memory_order_relaxed); }
-  std::string_view name() const noexcept override { return "earliest-deadline-first"; }
-
- private:
-  using Key = presto::Clock::rep;
-  struct Entry {
-    Key deadline;
-    std::uint64_t sequence;
-    presto::Thread* thread;
-  };
-  // std heap order: "a before b in the comparator" means b is served first.
-  static bool later(const Entry& a, const Entry& b) noexcept {
-    if (a.deadline != b.deadline) return a.deadline > b.deadline;
-    return a.sequence > b.sequence;
-  }
-
-  presto::Spinlock lock_;
-  std::vector<Entry> heap_;
-  std::uint64_t sequence_ = 0;
-  std::atomic<std::size_t> size_{0};
+class EdfPool final : public HeapPool<DeadlineKey> {
+ public:
+  EdfPool() : HeapPool("earliest-deadline-first") {}
 };
 
 class LoggingScheduler final : public presto::Scheduler {

@@ -21,6 +21,7 @@
 #include <presto/psim/simulation.hpp>
 
 #include "command_line.hpp"
+#include "psim_schedulers.hpp"
 
 using namespace presto::psim;
 
@@ -32,16 +33,19 @@ struct Options {
   Time end = 0;  // 0: chosen for about 200,000 events
   std::vector<std::size_t> processors{1, 2};
   std::vector<Protocol> protocols{Protocol::null_messages, Protocol::deadlock_recovery};
+  std::string scheduler = "psim";
 };
 
 constexpr const char* usage =
       "usage: %s [--lps N] [--population K] [--lookahead L] [--mean M] [--remote R] [--work-us W]\n"
       "          [--end T] [--processors P[,P...]] [--protocol null|recovery|both] [--seed S]\n"
+      "          [--scheduler psim|ltf|minimal|windowed]\n"
       "PHOLD on PSIM: N LPs (default 16), K initial events each (4), delays L + Exp(M)\n"
       "(1 + Exp(1)), a fraction R (0.25) of events sent to another LP, W microseconds of work per\n"
       "event (1), simulated until T (default: about 200,000 events), on each P processors (1,2)\n"
-      "with each protocol (both); reports events/s and speed-ups; checks every run against the\n"
-      "sequential simulator.\n";
+      "with each protocol (both) under the named PSIM scheduler (psim: PSIM's own; ltf: lowest\n"
+      "timestamp first; minimal: Chandy-Misra's single earliest message; windowed: YAWNS-style\n"
+      "windows); reports events/s and speed-ups; checks every run against the sequential simulator.\n";
 
 bool parse(int argc, char** argv, Options& o) {
   presto::apps::CommandLine cl{usage};
@@ -49,6 +53,10 @@ bool parse(int argc, char** argv, Options& o) {
   cl.option("--lookahead", o.model.lookahead).option("--mean", o.model.mean).option("--remote", o.model.remote);
   cl.option("--work-us", o.work_us).option("--end", o.end).option("--processors", o.processors);
   cl.option("--seed", o.model.seed);
+  cl.option("--scheduler", [&o](const std::string& name) {
+    psim_schedulers::make(name);  // std::invalid_argument naming the choices if unknown
+    o.scheduler = name;
+  });
   cl.option("--protocol", [&o](const std::string& p) {
     if (p == "null") {
       o.protocols = {Protocol::null_messages};
@@ -88,9 +96,10 @@ int main(int argc, char** argv) {
     // Events per unit of time: LPs x population / mean delay.
     o.end = 200000.0 * (o.model.lookahead + o.model.mean) / (o.model.processes * o.model.population);
   }
-  std::printf("PHOLD: %u LPs, population %u, lookahead %g, mean %g, remote %g, work %.2f us (%llu spins), end %g\n",
+  std::printf("PHOLD: %u LPs, population %u, lookahead %g, mean %g, remote %g, work %.2f us (%llu spins), end %g, "
+              "scheduler %s\n",
               o.model.processes, o.model.population, o.model.lookahead, o.model.mean, o.model.remote, o.work_us,
-              static_cast<unsigned long long>(o.model.work), o.end);
+              static_cast<unsigned long long>(o.model.work), o.end, o.scheduler.c_str());
 
   Simulation reference{{.end_time = o.end}};
   build_phold(reference, o.model);
@@ -110,7 +119,7 @@ int main(int argc, char** argv) {
       auto [stats, sum] = rt.run([&] {
         Simulation sim{{.protocol = protocol, .end_time = o.end}};
         build_phold(sim, o.model);
-        SimulationStats s = sim.run();
+        SimulationStats s = sim.run(psim_schedulers::make(o.scheduler));
         return std::pair{s, checksum(sim)};
       });
       if (p == 1) one = stats.events_per_second();

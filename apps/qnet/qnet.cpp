@@ -28,6 +28,7 @@
 
 #include "command_line.hpp"
 #include "confidence.hpp"
+#include "psim_schedulers.hpp"
 
 using namespace presto::psim;
 
@@ -42,15 +43,16 @@ struct Options {
   int replications = 10;
   std::size_t processors = 2;
   Protocol protocol = Protocol::null_messages;
+  std::string scheduler = "psim";
 };
 
 constexpr const char* usage =
       "usage: %s [--customers B,I] [--transit T] [--end T] [--warmup T] [--replications R]\n"
-      "          [--processors P] [--protocol null|recovery]\n"
+      "          [--processors P] [--protocol null|recovery] [--scheduler psim|ltf|minimal|windowed]\n"
       "Solves a closed two-class central-server network (B batch and I interactive customers,\n"
       "default 4,3) by exact MVA and Schweitzer's approximation and simulates it with PSIM\n"
       "(R replications, default 10, each until T = 5100 after a warm-up of 100, on P = 2\n"
-      "processors, null-message protocol), side by side.\n";
+      "processors, null-message protocol, PSIM's own scheduler), side by side.\n";
 
 bool parse(int argc, char** argv, Options& o) {
   presto::apps::CommandLine cl{usage};
@@ -62,6 +64,10 @@ bool parse(int argc, char** argv, Options& o) {
   });
   cl.option("--transit", o.transit).option("--end", o.end).option("--warmup", o.warmup);
   cl.option("--replications", o.replications).option("--processors", o.processors);
+  cl.option("--scheduler", [&o](const std::string& name) {
+    psim_schedulers::make(name);  // std::invalid_argument naming the choices if unknown
+    o.scheduler = name;
+  });
   cl.option("--protocol", [&o](const std::string& p) {
     if (p != "null" && p != "recovery") throw std::invalid_argument("--protocol must be null or recovery");
     o.protocol = p == "null" ? Protocol::null_messages : Protocol::deadlock_recovery;
@@ -89,7 +95,7 @@ NetworkMeasures simulate(const Options& o, const QueueingNetworkConfig& net, Sim
     Simulation sim{{.protocol = o.protocol, .end_time = o.end}};
     std::vector<Station*> stations;
     build_queueing_network(sim, net, stations);
-    stats = sim.run();
+    stats = sim.run(psim_schedulers::make(o.scheduler));
     return measure(net, stations, o.end);
   });
 }
@@ -132,9 +138,10 @@ int main(int argc, char** argv) {
   }
   const bool reproduced = runs.front().throughput == reference.throughput && runs.front().queue == reference.queue;
 
-  std::printf("closed network: %d batch + %d interactive customers, transit %g; PSIM %s on %zu processor(s), "
-              "%d replications of [%g, %g)\n",
-              o.batch, o.interactive, o.transit, std::string(to_string(o.protocol)).c_str(), o.processors,
+  std::printf("closed network: %d batch + %d interactive customers, transit %g; PSIM %s, scheduler %s, on %zu "
+              "processor(s), %d replications of [%g, %g)\n",
+              o.batch, o.interactive, o.transit, std::string(to_string(o.protocol)).c_str(), o.scheduler.c_str(),
+              o.processors,
               o.replications, o.warmup, o.end);
   std::printf("PSIM: %llu events in %.3f s (%.0f events/s), %llu null messages, %llu deadlocks broken\n\n",
               static_cast<unsigned long long>(total.events), total.seconds, total.events_per_second(),

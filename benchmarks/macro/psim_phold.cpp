@@ -1,7 +1,10 @@
 // PSIM's PHOLD benchmark: events per second of PSIM on 1 and 2 processors against PSIM's own
 // sequential event-list simulator, measured in the same run, as ratios; then a sweep of the
 // model's knobs (lookahead, remote fraction) that shows where conservative simulation stops
-// paying (written as CSV for benchmarks/macro/plot_psim_knobs.py).
+// paying (written as CSV for benchmarks/macro/plot_psim_knobs.py). Between the two, the cost
+// per event of each PSIM scheduler of apps/psim_schedulers (PSIM's own, lowest timestamp first,
+// Chandy-Misra's minimal grant, YAWNS-style windows) on PHOLD and on the closed queueing
+// network, both protocols, 1 and 2 processors, against PSIM's own scheduler in the same run.
 //
 //   psim_phold [--quick] [--no-sweep] [--csv FILE] [--work-us W]
 //
@@ -13,17 +16,21 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <sys/resource.h>
 
 #include <presto/presto.hpp>
 #include <presto/psim/phold.hpp>
+#include <presto/psim/queueing_network.hpp>
 #include <presto/psim/sequential_simulator.hpp>
 #include <presto/psim/simulation.hpp>
 
 #include "../../apps/support/command_line.hpp"
+#include "psim_schedulers.hpp"
 #include "../support/harness.hpp"
 
 using namespace presto::psim;
@@ -59,6 +66,50 @@ bench::Result parallel(const std::string& name, const PholdConfig& m, Time end, 
       sim.run();
     });
   });
+}
+
+// A model the scheduler comparison runs: how to build it, and its event count until `end`.
+struct Model {
+  std::string name;
+  std::function<void(Simulation&)> build;
+  Time end;
+  std::uint64_t events = 0;
+};
+
+// Each scheduler's time per event on `m`, 1 and 2 processors, each protocol, beside PSIM's own
+// scheduler measured in the same run (the first of psim_schedulers::kNames).
+void compare_schedulers(const Model& m, int reps) {
+  for (Protocol protocol : {Protocol::null_messages, Protocol::deadlock_recovery}) {
+    double own[3] = {0, 0, 0};
+    for (std::string_view scheduler : psim_schedulers::kNames) {
+      std::string row;  // printed once measured: measure() prints its JSON line meanwhile
+      for (std::size_t p : {1, 2}) {
+        SimulationStats stats;
+        const bench::Result r = bench::measure(m.name + " scheduler " + std::string(scheduler),
+                                               "psim-" + std::string(to_string(protocol)), p, m.events, reps, [&] {
+          presto::Runtime rt{{.processors = p}};
+          stats = rt.run([&] {
+            Simulation sim{{.protocol = protocol, .end_time = m.end}};
+            m.build(sim);
+            return sim.run(psim_schedulers::make(scheduler));
+          });
+          if (stats.events != m.events) {
+            std::fprintf(stderr, "%s under %s: %llu events, the sequential simulator had %llu\n", m.name.c_str(),
+                         std::string(scheduler).c_str(), static_cast<unsigned long long>(stats.events),
+                         static_cast<unsigned long long>(m.events));
+            std::exit(1);
+          }
+        });
+        if (scheduler == psim_schedulers::kNames[0]) own[p] = r.median_ns;
+        char cell[64];
+        std::snprintf(cell, sizeof cell, " %10.0f %7.2fx %9.3f", r.median_ns, r.median_ns / own[p],
+                      static_cast<double>(stats.deadlocks()) / static_cast<double>(stats.events));
+        row += cell;
+      }
+      std::printf("%-8s %-18s %-9s%s\n", m.name.c_str(), std::string(to_string(protocol)).c_str(),
+                  std::string(scheduler).c_str(), row.c_str());
+    }
+  }
 }
 
 double cpu_seconds() {
@@ -132,6 +183,32 @@ int main(int argc, char** argv) {
       {"P=2 vs P=1, null msgs, lookahead 1, 1us", cmb2, cmb1, 1.6, false},
       {"P=2 vs P=1, recovery, lookahead 1, 1us", dr2, dr1, 1.6, false},
   });
+
+  // The schedulers side by side: no work per event, so the scheduling is what is measured.
+  std::printf("\nns per event (median of %d), ratio to PSIM's own scheduler in this run, deadlock breaks per event\n",
+              reps);
+  std::printf("%-8s %-18s %-9s %10s %8s %9s %10s %8s %9s\n", "model", "protocol", "scheduler", "P=1 ns", "vs psim",
+              "breaks/ev", "P=2 ns", "vs psim", "breaks/ev");
+  Model phold{"phold", [&](Simulation& sim) { build_phold(sim, bare); }, end_for(bare, events / 4)};
+  const QueueingNetworkConfig net{
+      .stations = {{"terminals", 4.0, true}, {"cpu", 0.5, false}, {"disk1", 0.8, false}, {"disk2", 0.6, false}},
+      .classes = {{"batch", 4, {0, 1, 2}}, {"interactive", 3, {0, 1, 3}}},
+      .transit = 0.05,
+      .warmup = 0,
+      .seed = 7,
+      .record = false,
+  };
+  std::vector<Station*> stations;
+  Model qnet{"qnet", [&](Simulation& sim) {
+    stations.clear();
+    build_queueing_network(sim, net, stations);
+  }, quick ? 2000.0 : 10000.0};
+  for (Model* model : {&phold, &qnet}) {
+    Simulation sim{{.end_time = model->end}};
+    model->build(sim);
+    model->events = SequentialSimulator{sim}.run().events;
+    compare_schedulers(*model, reps);
+  }
 
   if (!sweep) {
     std::printf("# load average at end: %.2f\n", bench::load_average());

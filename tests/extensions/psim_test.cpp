@@ -17,25 +17,14 @@
 #include <presto/psim/simulation_pool.hpp>
 #include <presto/testing/pool_conformance.hpp>
 
+#include "psim_test_models.hpp"
 #include "test_support.hpp"
 
 using namespace presto;
 using namespace presto::psim;
+using namespace psim_test;
 
 namespace {
-
-using Histories = std::vector<std::vector<HistoryEntry>>;
-
-PholdConfig phold_config(Time lookahead) {
-  return PholdConfig{.processes = 8, .population = 2, .lookahead = lookahead, .mean = 1.0, .remote = 0.5,
-                     .work = 0, .seed = 12345, .record = true};
-}
-
-Histories phold_histories(const Simulation& sim) {
-  Histories h;
-  for (std::size_t i = 0; i < sim.size(); ++i) h.push_back(static_cast<PholdProcess&>(sim.process(i)).history());
-  return h;
-}
 
 // A model full of simultaneous events and zero-delay messages: delays are 0, 1 or 2.
 class TieProcess final : public LogicalProcess {
@@ -85,8 +74,6 @@ QueueingNetworkConfig network(std::uint64_t seed, Time warmup) {
       .record = warmup == 0,
   };
 }
-
-const Protocol kProtocols[] = {Protocol::deadlock_recovery, Protocol::null_messages};
 
 }  // namespace
 
@@ -400,12 +387,11 @@ TEST_CASE("Simulation::run installs PSIM's scheduler and pool on the running run
 TEST_CASE("SimulationPool keeps the ThreadPool contract around every inner pool", "[psim]") {
   // Outside a simulation's deadlocks it is its inner pool: the conformance harness checks that
   // no thread is lost or duplicated, also across live replacement.
-  Simulation idle{{.protocol = Protocol::deadlock_recovery}};
   for (auto kind : {presto::test::PoolKind::fifo, presto::test::PoolKind::lifo, presto::test::PoolKind::priority,
                     presto::test::PoolKind::local_queue, presto::test::PoolKind::shuffle}) {
     INFO("inner pool " << presto::test::name(kind) << ", seed " << presto::test::seed());
     CHECK_NOTHROW(presto::testing::check_pool_conformance(
-        [&] { return std::make_unique<SimulationPool>(idle, presto::test::make_pool(kind)); },
+        [&] { return std::make_unique<SimulationPool>(presto::test::make_pool(kind)); },
         {.threads = presto::test::scaled(400), .yields = 8, .pairs = 16, .rounds = 50, .replacements = 20,
          .seed = presto::test::seed()}));
   }

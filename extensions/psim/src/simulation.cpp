@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <sstream>
 
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -13,7 +14,7 @@
 #include <presto/errors.hpp>
 #include <presto/local_queue_pool.hpp>
 #include <presto/runtime.hpp>
-#include <presto/psim/simulation_pool.hpp>
+#include <presto/psim/deadlock_view.hpp>
 #include <presto/psim/simulation_scheduler.hpp>
 
 namespace presto::psim {
@@ -159,26 +160,66 @@ class Simulation::AllLocks {
   std::size_t taken_ = 0;
 };
 
-void Simulation::deliver(Link& link, const Message& m, WakeList& wakes) {
+bool Simulation::deliver(Link& link, const Message& m, WakeList& wakes) {
   LogicalProcess& r = link.to_;
+  if (config_.check_grants && m.key() < r.key_ && r.phase_ != LogicalProcess::Phase::finished) [[unlikely]] {
+    return false;
+  }
   ++link.messages_;
   LogicalProcess::Input& in = r.in_[link.slot_];
   in.clock = std::max(in.clock, m.sent_at + link.lookahead_);
-  if (r.phase_ == LogicalProcess::Phase::finished) return;  // past its end: never received
+  if (r.phase_ == LogicalProcess::Phase::finished) return true;  // past its end: never received
   if (link.fifo_.empty()) r.filled_.push_back(&link);
   link.fifo_.push_back(m);
   if (m.key() < r.inbox_min_) r.inbox_min_ = m.key();
   if (r.phase_ == LogicalProcess::Phase::blocked && (r.blocked_on_ == &link || m.time < r.horizon_)) {
     unblock(r, wakes);
   }
+  return true;
 }
 
-void Simulation::deliver_sent(LogicalProcess& lp, WakeList& wakes) {
-  for (auto& [link, m] : lp.outbox_) {
-    if (link == nullptr) continue;  // to itself: taken in by receive()
-    std::lock_guard theirs(link->to_.mutex_);
-    deliver(*link, m, wakes);
+const std::pair<Link*, Message>* Simulation::deliver_sent(LogicalProcess& lp, WakeList& wakes) {
+  const std::pair<Link*, Message>* refused = nullptr;
+  for (const auto& sent : lp.outbox_) {
+    if (sent.first == nullptr) continue;  // to itself: taken in by receive()
+    std::lock_guard theirs(sent.first->to_.mutex_);
+    if (!deliver(*sent.first, sent.second, wakes) && refused == nullptr) [[unlikely]] refused = &sent;
   }
+  return refused;
+}
+
+std::string Simulation::unsafe_delivery(const Link& link, const Message& m) {
+  std::lock_guard lock(swap_);
+  std::ostringstream os;
+  const LogicalProcess& r = link.to();
+  os << "logical process '" << r.name() << "' was sent a message at t=" << m.time << " by '" << link.from().name()
+     << "' after it had handled one at t=" << r.now() << ": a grant by psim scheduler '"
+     << (scheduler_ != nullptr ? scheduler_->name() : std::string_view("?"))
+     << "' was unsafe (found by SimulationConfig::check_grants)";
+  return os.str();
+}
+
+void Simulation::fail(std::string what) {
+  if (failure_.empty()) failure_ = std::move(what);  // an LP's own failure passes ""
+  done_ = true;
+}
+
+bool Simulation::restart(LogicalProcess& lp, bool may_wait, WakeList& wakes) {
+  if (!may_wait) {
+    // Not waiting and not allocating: the next break restarts it.
+    if (wakes.full() || !lp.blocked_on_->spin_try_lock()) return false;  // or still switching out
+    lp.blocked_on_->spin_unlock();
+  }
+  unblock(lp, wakes);
+  return true;
+}
+
+bool Simulation::restart_all(bool may_wait, WakeList& wakes) {
+  bool all = true;
+  for (auto& lp : processes_) {
+    if (lp->phase_ == LogicalProcess::Phase::blocked && !restart(*lp, may_wait, wakes)) all = false;
+  }
+  return all;
 }
 
 void Simulation::take_in(LogicalProcess& lp) {
@@ -274,6 +315,7 @@ void Simulation::unblock(LogicalProcess& lp, WakeList& wakes) {
   l->spin_lock();
   bool waiting = l->recall(lp);
   l->spin_unlock();
+  lp.ready_time_.store(lp.earliest_pending().time, std::memory_order_relaxed);
   lp.blocked_on_ = nullptr;
   lp.phase_ = LogicalProcess::Phase::receiving;
   if (waiting) wakes.emplace_back(&lp, l);
@@ -298,7 +340,11 @@ void Simulation::close_outputs(LogicalProcess& lp, WakeList& wakes) {
 
 std::optional<Message> Simulation::receive(LogicalProcess& lp) {
   WakeList wakes;
-  deliver_sent(lp, wakes);  // still active: nothing of this event is missed by a deadlock breaker
+  // Still active: nothing of this event is missed by a deadlock breaker.
+  if (const auto* refused = deliver_sent(lp, wakes)) [[unlikely]] {
+    wakes.wake_all();
+    throw SchedulerError(unsafe_delivery(*refused->first, refused->second));  // ends the simulation
+  }
   std::unique_lock own(lp.mutex_);
   for (auto& [link, m] : lp.outbox_) {
     if (link == nullptr) {
@@ -389,8 +435,11 @@ void Simulation::ended(LogicalProcess& lp, bool failed) {
     std::lock_guard own(lp.mutex_);
     open = lp.phase_ != LogicalProcess::Phase::finished;
   }
+  std::string unsafe;
   if (open) {  // its body returned (or threw) without receive() ending it
-    if (!failed) deliver_sent(lp, wakes);
+    if (!failed) {
+      if (const auto* refused = deliver_sent(lp, wakes)) unsafe = unsafe_delivery(*refused->first, refused->second);
+    }
     lp.outbox_.clear();
     {
       std::lock_guard own(lp.mutex_);
@@ -398,100 +447,149 @@ void Simulation::ended(LogicalProcess& lp, bool failed) {
     }
     close_outputs(lp, wakes);
   }
-  if (failed) {  // end the whole simulation: every LP's receive() returns nullopt
+  if (failed || !unsafe.empty()) {  // end the whole simulation: every LP's receive() returns nullopt
     AllLocks all(*this, /*may_wait=*/true);
-    done_ = true;
-    for (auto& other : processes_) {
-      if (other->phase_ == LogicalProcess::Phase::blocked) unblock(*other, wakes);
-    }
+    fail(std::move(unsafe));
+    restart_all(/*may_wait=*/true, wakes);
   }
   wakes.wake_all();
 }
 
-Simulation::Breaking Simulation::break_deadlock(bool may_wait, bool total) {
+Simulation::Breaking Simulation::break_deadlock(SimulationScheduler& policy, bool may_wait, bool total) {
   if (!total && config_.protocol == Protocol::null_messages) return Breaking::nothing;
   WakeList wakes;
   bool skipped = false;  // an LP to restart was still switching out
   {
     AllLocks all(*this, may_wait);
     if (!all.owns()) return Breaking::busy;
-    if (done_) return Breaking::nothing;
-    // Every event from now on is at or after `floor`, the earliest pending message or event
-    // being handled anywhere: a message's key always exceeds that of the event that sent it.
-    EventKey earliest{kNever}, runner_up{kNever};
-    LogicalProcess* owner = nullptr;
-    bool any_active = false;
-    EventKey earliest_active{kNever};
-    for (auto& lp : processes_) {
-      switch (lp->phase_) {
-        case LogicalProcess::Phase::active:
-          any_active = true;
-          earliest_active = std::min(earliest_active, lp->key_);
-          break;
-        case LogicalProcess::Phase::receiving:
-        case LogicalProcess::Phase::blocked: {
-          const EventKey k = lp->earliest_pending();
-          earliest_[lp->index_] = k;
-          if (k < earliest) {
-            runner_up = earliest;
-            earliest = k;
-            owner = lp.get();
-          } else {
-            runner_up = std::min(runner_up, k);
-          }
-          break;
-        }
-        case LogicalProcess::Phase::finished: break;
-      }
-    }
-    if (!any_active && earliest.time >= config_.end_time) {
-      if (!total) return Breaking::nothing;  // the halt ends it, when every processor is idle
-      done_ = true;
-      for (auto& lp : processes_) {
-        if (lp->phase_ == LogicalProcess::Phase::blocked) unblock(*lp, wakes);
-      }
+    if (done_) {  // ended: restart the blocked LPs a failing break had to leave
+      skipped = !restart_all(may_wait, wakes);
     } else {
-      // Two proofs, each still valid later (an LP's own sends lower its grant, in receive()):
-      //  - the owner of the earliest pending message may go on up to the next LP's earliest
-      //    message or event, if no event being handled is earlier (this needs no lookahead);
-      //  - every LP may go on up to floor + its least input lookahead: whatever reaches it from
-      //    now on was sent by an event at or after floor, across a link at least that long.
-      // Every blocked LP whose earliest pending message is now granted restarts, at once.
-      const Time floor = std::min(earliest, earliest_active).time;
-      if (owner != nullptr && !(any_active && !(earliest < earliest_active))) {
-        owner->grant_limit_ = std::max(owner->grant_limit_, std::min(runner_up, earliest_active));
-      }
-      for (auto& lp : processes_) {
-        if (lp->phase_ == LogicalProcess::Phase::finished) continue;
-        if (lp->min_lookahead_ > 0) lp->grant_limit_ = std::max(lp->grant_limit_, EventKey{floor + lp->min_lookahead_});
-        if (lp->phase_ != LogicalProcess::Phase::blocked) continue;  // it will see its grant
-        const EventKey k = earliest_[lp->index_];  // as found above
-        if (!(k < lp->grant_limit_) || k.time >= config_.end_time) continue;
-        if (!may_wait) {
-          // Not waiting and not allocating: the next break restarts it.
-          if (wakes.full() || !lp->blocked_on_->spin_try_lock()) {  // or still switching out
-            skipped = true;
-            continue;
-          }
-          lp->blocked_on_->spin_unlock();
-        }
-        unblock(*lp, wakes);
-      }
-      if (!wakes.empty()) ++(total ? total_deadlocks_ : partial_deadlocks_);
+      skipped = !decide(policy, may_wait, total, wakes);
     }
   }
+  return wake(wakes, skipped);
+}
+
+bool Simulation::decide(SimulationScheduler& policy, bool may_wait, bool total, WakeList& wakes) {
+  bool skipped = false;
+  // The facts (see deadlock_view.hpp). Every event from now on is at or after the floor, the
+  // earliest pending message or event being handled anywhere: a message's key always
+  // exceeds that of the event that sent it.
+  DeadlockView view(*this, policy, total);
+  for (auto& lp : processes_) {
+    const std::uint32_t i = lp->index_;
+    if (lp->phase_ == LogicalProcess::Phase::finished) {
+      earliest_[i] = EventKey{kNever};
+      continue;
+    }
+    const EventKey k = lp->earliest_pending();
+    earliest_[i] = k;
+    if (lp->phase_ == LogicalProcess::Phase::active) {
+      view.handled_ = std::min(view.handled_, lp->key_);
+    } else if (k < view.earliest_key_) {
+      view.second_ = view.earliest_key_;
+      view.earliest_key_ = k;
+      view.owner_ = i;
+    } else {
+      view.second_ = std::min(view.second_, k);
+    }
+  }
+  view.floor_ = std::min(view.earliest_key_, view.handled_);
+  // The scheduler decides: end (at a total deadlock), or grant. A failure ends the run.
+  bool end = false;
+  try {
+    if (total) end = policy.end_simulation(view);
+    if (!end) policy.resolve_deadlock(view);
+  } catch (const SchedulerError& e) {
+    fail(e.what());
+  } catch (...) {
+    fail(hook_failure(policy, view, "threw from a deadlock hook: " + exception_text(std::current_exception())));
+  }
+  if (end) done_ = true;
+  if (done_) {
+    skipped = !restart_all(may_wait, wakes);
+  } else {
+    // Restart every blocked LP whose earliest pending message is now granted, at once.
+    for (auto& lp : processes_) {
+      if (lp->phase_ != LogicalProcess::Phase::blocked) continue;  // it will see its grant
+      const EventKey k = earliest_[lp->index_];  // as found above
+      if (!(k < lp->grant_limit_) || k.time >= config_.end_time) continue;
+      if (!restart(*lp, may_wait, wakes)) skipped = true;
+    }
+    if (!wakes.empty()) {
+      ++(total ? total_deadlocks_ : partial_deadlocks_);
+    } else if (total && view.handled_.time == kNever && view.owner_ != DeadlockView::npos) {
+      // Every LP is blocked or finished and the scheduler neither granted nor ended: nothing
+      // else can move the simulation.
+      fail(hook_failure(policy, view, "left a total deadlock unresolved: it granted no blocked LP its earliest "
+                                      "message and did not end the simulation"));
+      restart_all(may_wait, wakes);
+    }
+  }
+  return !skipped;
+}
+
+Simulation::Breaking Simulation::wake(WakeList& wakes, bool skipped) {
   const bool woke = !wakes.empty();
   wakes.wake_all();
   return woke ? Breaking::woke : skipped ? Breaking::busy : Breaking::nothing;
 }
 
+std::string Simulation::hook_failure(const SimulationScheduler& policy, const DeadlockView& view,
+                                     const std::string& what) const {
+  std::ostringstream os;
+  os << "psim scheduler '" << policy.name() << "' " << (what.empty() ? "failed" : what) << " (at a "
+     << (view.total() ? "total" : "partial") << " deadlock, floor t=" << view.floor().time;
+  if (view.earliest_owner() != DeadlockView::npos) {
+    os << ", logical process '" << processes_[view.earliest_owner()]->name() << "' holding the earliest message";
+  }
+  os << ")";
+  return os.str();
+}
+
+std::unique_ptr<SimulationScheduler> Simulation::replace_scheduler(std::unique_ptr<SimulationScheduler> next) {
+  if (!next) throw UsageError("psim::Simulation::replace_scheduler: the new scheduler is null");
+  std::lock_guard lock(swap_);
+  Runtime* rt = scheduler_ != nullptr ? scheduler_->runtime() : nullptr;
+  if (rt == nullptr) throw UsageError("psim::Simulation::replace_scheduler: the simulation is not running");
+  if (&rt->scheduler() != scheduler_) {
+    throw UsageError("psim::Simulation::replace_scheduler: the runtime's scheduler is '" +
+                     std::string(rt->scheduler().name()) +
+                     "', not this simulation's (replace it through Simulation::replace_scheduler only)");
+  }
+  if (next->simulation_ != nullptr) {
+    throw UsageError("psim::Simulation::replace_scheduler: psim scheduler '" + std::string(next->name()) +
+                     "' already served a simulation; make a new one");
+  }
+  next->simulation_ = this;
+  SimulationScheduler* installed = next.get();
+  std::unique_ptr<Scheduler> old = rt->replace_scheduler(std::move(next));
+  scheduler_ = installed;
+  return std::unique_ptr<SimulationScheduler>(static_cast<SimulationScheduler*>(old.release()));
+}
+
 SimulationStats Simulation::run(std::unique_ptr<ThreadPool> inner) {
+  return run(std::make_unique<SimulationScheduler>(std::move(inner)));
+}
+
+SimulationStats Simulation::run(std::unique_ptr<SimulationScheduler> scheduler) {
   Runtime* rt = Runtime::current();
   if (rt == nullptr) throw UsageError("psim::Simulation::run called outside a presto thread");
+  if (!scheduler) throw UsageError("psim::Simulation::run: the scheduler is null");
+  if (scheduler->simulation_ != nullptr) {
+    throw UsageError("psim::Simulation::run: psim scheduler '" + std::string(scheduler->name()) +
+                     "' already served a simulation; make a new one");
+  }
   claim("psim::Simulation::run");
-  auto pool = std::make_unique<SimulationPool>(*this, inner ? std::move(inner) : std::make_unique<LocalQueuePool>());
-  std::unique_ptr<Scheduler> previous = rt->replace_scheduler(std::make_unique<SimulationScheduler>(*this, std::move(pool)));
   earliest_.resize(processes_.size());  // for break_deadlock, which must not allocate
+  scheduler->simulation_ = this;
+  std::unique_ptr<Scheduler> previous;
+  {
+    std::lock_guard lock(swap_);
+    scheduler_ = scheduler.get();
+    previous = rt->replace_scheduler(std::move(scheduler));
+  }
   const auto start = Clock::now();
   const std::uint64_t start_ticks = ticks();
   std::exception_ptr failure;
@@ -513,8 +611,13 @@ SimulationStats Simulation::run(std::unique_ptr<ThreadPool> inner) {
   }
   const auto stop = Clock::now();
   const std::uint64_t stop_ticks = ticks();
-  rt->replace_scheduler(std::move(previous));
+  {
+    std::lock_guard lock(swap_);
+    rt->replace_scheduler(std::move(previous));  // hands back (and destroys) the simulation's current one
+    scheduler_ = nullptr;
+  }
   if (failure) std::rethrow_exception(failure);
+  if (!failure_.empty()) throw SchedulerError(failure_);
 
   SimulationStats s;
   s.seconds = std::chrono::duration<double>(stop - start).count();

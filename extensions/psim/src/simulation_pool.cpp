@@ -1,21 +1,23 @@
 #include <presto/psim/simulation_pool.hpp>
 
-#include <presto/errors.hpp>
+#include <presto/local_queue_pool.hpp>
 #include <presto/psim/simulation.hpp>
+#include <presto/psim/simulation_scheduler.hpp>
 
 namespace presto::psim {
 
-SimulationPool::SimulationPool(Simulation& simulation, std::unique_ptr<ThreadPool> inner)
-    : simulation_(simulation), inner_(std::move(inner)) {
-  if (!inner_) throw UsageError("psim::SimulationPool: the inner pool is null");
+SimulationPool::SimulationPool(std::unique_ptr<ThreadPool> inner)
+    : inner_(inner ? std::move(inner) : std::make_unique<LocalQueuePool>()) {
   name_ = "psim(" + std::string(inner_->name()) + ")";
 }
 
 Thread* SimulationPool::get(Processor& p) {
   if (Thread* t = inner_->get(p)) return t;
+  Simulation* simulation = scheduler_ != nullptr ? scheduler_->simulation() : nullptr;
+  if (simulation == nullptr) return nullptr;
   retry_.store(false, std::memory_order_relaxed);
-  switch (simulation_.break_deadlock(/*may_wait=*/false, /*total=*/false)) {
-    case Simulation::Breaking::woke: return inner_->get(p);  // the restarted LP went through put()
+  switch (simulation->break_deadlock(*scheduler_, /*may_wait=*/false, /*total=*/false)) {
+    case Simulation::Breaking::woke: return inner_->get(p);  // the restarted LPs went through put()
     case Simulation::Breaking::busy: retry_.store(true, std::memory_order_relaxed); return nullptr;
     case Simulation::Breaking::nothing: return nullptr;
   }

@@ -67,6 +67,11 @@ class LogicalProcess : public Thread {
   // The output link to `to`, or nullptr.
   Link* link_to(const LogicalProcess& to) const noexcept;
   const ProcessStats& stats() const noexcept { return stats_; }
+  // The time of the earliest message this LP held when PSIM last made it ready (restarted it
+  // after it blocked; 0 before that): for ready pools that order LPs, such as lowest timestamp
+  // first. Readable from any thread, in the dispatch path; a hint, which messages arriving
+  // since may have made later than the LP's true next event.
+  Time ready_time() const noexcept { return ready_time_.load(std::memory_order_relaxed); }
 
   void send(Link& link, Message message, Time delay);
   void schedule(Message message, Time delay);
@@ -81,6 +86,7 @@ class LogicalProcess : public Thread {
   friend class Simulation;
   friend class SequentialSimulator;
   friend class Link;
+  friend class DeadlockView;
 
   enum class Phase { active, receiving, blocked, finished };
 
@@ -131,6 +137,7 @@ class LogicalProcess : public Thread {
   // Read by other LPs without mutex_:
   std::atomic<std::uint32_t> waiters_{0};  // LPs blocked on one of its output links
   std::atomic<Time> bound_{0};  // published lower bound on its next event (only grows)
+  std::atomic<Time> ready_time_{0};  // see ready_time(); written under mutex_
   Time announced_ = 0;  // the last bound it published before reading waiters_ (guarded by mutex_)
   // Breaking a deadlock proved every message below this key safe for this LP: nothing that
   // is not this LP's own doing can reach it below the key, and its sends to other LPs lower it.

@@ -46,6 +46,12 @@ struct Message {
   EventKey key() const noexcept { return {time, depth, source, sequence}; }
 };
 
+// The least key after k: grant(i, just_after(k)) grants the message of key k and nothing later.
+constexpr EventKey just_after(EventKey k) noexcept {
+  ++k.sequence;
+  return k;
+}
+
 // Heap order for std::push_heap/pop_heap: the earliest key on top.
 struct LaterKey {
   bool operator()(const Message& a, const Message& b) const noexcept { return b.key() < a.key(); }

@@ -9,7 +9,8 @@
 //    whole simulation (the floor) and restart at once every blocked LP whose earliest message
 //    is then provably safe: below the floor plus the least lookahead of its input links, or,
 //    for the LP holding the earliest message, below every other LP's earliest (which needs no
-//    lookahead).
+//    lookahead). That is the default: the SimulationScheduler's hooks decide (see
+//    simulation_scheduler.hpp), so a scheduler of yours may resolve deadlocks differently.
 //  - Protocol::null_messages (Chandy, Misra and Bryant), with null messages on demand: a null
 //    message raises a link's clock to the earliest time its sender could still send on it (the
 //    sender's lower bound on its next event, plus the link's lookahead). An LP about to block
@@ -36,7 +37,9 @@
 #include <chrono>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
@@ -47,6 +50,9 @@
 
 namespace presto::psim {
 
+class DeadlockView;
+class SimulationScheduler;
+
 enum class Protocol { deadlock_recovery, null_messages };
 std::string_view to_string(Protocol protocol) noexcept;
 
@@ -54,6 +60,12 @@ struct SimulationConfig {
   Protocol protocol = Protocol::deadlock_recovery;
   // Messages at or after this time are never received.
   Time end_time = 1000;
+  // Debugging a SimulationScheduler: check every message delivered against what its receiver
+  // has already handled. One that is earlier means a grant was unsafe: the simulation ends and
+  // run() throws SchedulerError naming the scheduler, the LP and both messages. (Every grant is
+  // always checked against the safety rule, DeadlockView::safe_limit; this also catches what
+  // that rule cannot see.) Costs a key comparison per message.
+  bool check_grants = false;
 };
 
 struct SimulationStats {
@@ -88,11 +100,22 @@ class Simulation {
   // A link from `from` to `to` (two distinct LPs of this simulation) with the given lookahead.
   Link& connect(LogicalProcess& from, LogicalProcess& to, Time lookahead = 0);
 
-  // Runs the model in PSIM, from a presto thread: installs a SimulationScheduler whose ready
-  // pool is a SimulationPool around `inner` (nullptr: a LocalQueuePool) in the current
-  // runtime, starts every LP, waits for all of them, puts the previous scheduler back and
-  // returns the statistics. An LP's exception ends the simulation and is rethrown here.
+  // Runs the model in PSIM, from a presto thread: installs `scheduler` (a SimulationScheduler
+  // or a subclass of yours; see simulation_scheduler.hpp) in the current runtime, starts every
+  // LP, waits for all of them, puts the previous scheduler back and returns the statistics. An
+  // LP's exception ends the simulation and is rethrown here; a scheduler's failure (a hook
+  // that threw, an unsafe grant) ends it too and is thrown as SchedulerError.
+  SimulationStats run(std::unique_ptr<SimulationScheduler> scheduler);
+  // The same with PSIM's own scheduler, over `inner` (nullptr: a LocalQueuePool).
   SimulationStats run(std::unique_ptr<ThreadPool> inner = nullptr);
+
+  // While run() runs, from any presto thread (an LP's handle() included) or OS thread:
+  // installs `next` in place of the simulation's current scheduler through
+  // Runtime::replace_scheduler (the ready LPs move into its pool) and returns the previous one
+  // once no processor can be inside it. Every LP's history is the same whatever the scheduler
+  // and whenever it changes. UsageError if the simulation is not running, or if the runtime's
+  // scheduler is no longer this simulation's (replaced behind its back).
+  std::unique_ptr<SimulationScheduler> replace_scheduler(std::unique_ptr<SimulationScheduler> next);
 
   const SimulationConfig& config() const noexcept { return config_; }
   std::size_t size() const noexcept { return processes_.size(); }
@@ -102,25 +125,29 @@ class Simulation {
   // --- For SimulationPool and SimulationScheduler -----------------------------------------
 
   enum class Breaking { woke, nothing, busy };
-  // Breaks a (partial or total) deadlock, if there is one: grants every LP what is provably
-  // safe for it and makes ready each blocked LP whose earliest pending message that grants,
-  // or ends the simulation once nothing before the end time can happen. Called from the dispatch path: never blocks when `may_wait` is
-  // false, answering busy if a lock it needs is held (then the caller should try again).
-  Breaking break_deadlock(bool may_wait, bool total);
+  // Breaks a (partial or total) deadlock, if there is one, by `policy`'s hooks: asks it (at a
+  // total deadlock) whether to end the simulation, or else which LPs to grant what, and makes
+  // ready each blocked LP whose earliest pending message is then granted. A hook's failure ends
+  // the simulation (run() throws SchedulerError). Called from the dispatch path: never blocks
+  // when `may_wait` is false, answering busy if a lock it needs is held (then the caller
+  // should try again).
+  Breaking break_deadlock(SimulationScheduler& policy, bool may_wait, bool total);
 
  private:
   // A cheap monotonic tick count for the blocked times (see simulation.cpp).
   static std::uint64_t ticks() noexcept;
   friend class LogicalProcess;
   friend class SequentialSimulator;
+  friend class DeadlockView;
 
   class WakeList;  // LPs to wake after the mutexes are released
   class AllLocks;  // every LP's mutex, in index order
 
   void adopt(std::unique_ptr<LogicalProcess> lp);
   void claim(const char* by);  // a Simulation runs once
-  // With the receiver's mutex held:
-  void deliver(Link& link, const Message& m, WakeList& wakes);
+  // With the receiver's mutex held; false (nothing delivered) if check_grants finds `m`
+  // earlier than an event its receiver already handled:
+  bool deliver(Link& link, const Message& m, WakeList& wakes);
   // Raises an input's clock to its sender's published bound; returns the clock.
   Time pull_null(LogicalProcess::Input& in);
   void unblock(LogicalProcess& lp, WakeList& wakes);
@@ -133,7 +160,25 @@ class Simulation {
   void publish_bound(LogicalProcess& lp, Time bound);
   void finish_inputs(LogicalProcess& lp);
   // With no mutex held (each takes the receivers' in turn):
-  void deliver_sent(LogicalProcess& lp, WakeList& wakes);
+  // Returns the first message check_grants refused (nullptr: none), after delivering the rest.
+  const std::pair<Link*, Message>* deliver_sent(LogicalProcess& lp, WakeList& wakes);
+  // What check_grants says of `m`, refused on `link` (takes swap_).
+  std::string unsafe_delivery(const Link& link, const Message& m);
+  // With every mutex held: ends the simulation, for a scheduler's failure `what` ("" for an
+  // LP's own, which run() rethrows); the caller restarts the blocked LPs (restart_all).
+  void fail(std::string what);
+  // With every mutex held: makes a blocked LP ready; with may_wait false, false (nothing done)
+  // when that would wait (it is still switching out) or allocate.
+  bool restart(LogicalProcess& lp, bool may_wait, WakeList& wakes);
+  // restart() for every blocked LP; false if one was left for a later break.
+  bool restart_all(bool may_wait, WakeList& wakes);
+  // break_deadlock's work with every mutex held, the simulation not ended: the facts, the
+  // policy's decision, the restarts; false if an LP was left for a later break.
+  bool decide(SimulationScheduler& policy, bool may_wait, bool total, WakeList& wakes);
+  // After the mutexes are released: wakes the LPs listed and says what break_deadlock did.
+  static Breaking wake(WakeList& wakes, bool skipped);
+  // A hook's failure in words, naming the scheduler and the LP holding the earliest message.
+  std::string hook_failure(const SimulationScheduler& policy, const DeadlockView& view, const std::string& what) const;
   void send_nulls(LogicalProcess& lp, Time bound, WakeList& wakes);
   void close_outputs(LogicalProcess& lp, WakeList& wakes);
 
@@ -144,6 +189,10 @@ class Simulation {
   std::vector<std::unique_ptr<LogicalProcess>> processes_;
   std::vector<std::unique_ptr<Link>> links_;
   bool claimed_ = false;
+
+  std::mutex swap_;  // run()'s install and restore against replace_scheduler
+  SimulationScheduler* scheduler_ = nullptr;  // installed while running (guarded by swap_)
+  std::string failure_;  // a scheduler's failure (all mutexes)
 
   std::vector<EventKey> earliest_;  // by LP: its earliest pending message (break_deadlock's, under AllLocks)
   bool done_ = false;  // nothing before the end time can happen (or an LP failed); all mutexes

@@ -1,15 +1,23 @@
 #pragma once
 // SimulationPool: PSIM's ready pool. It keeps ready threads in an inner pool of any kind
-// (FIFO, LIFO, priority, per-processor, shuffle...) and behaves exactly like it, except that a
-// get() that would return nothing first tries to break a partial deadlock: it restarts the
-// blocked LPs whose earliest pending messages are provably safe (Simulation::break_deadlock),
-// which puts them in the inner pool, and returns what the inner pool then gives. The processors and the scheduler are thus "duped into breaking partial deadlock
-// without their knowledge" (Bershad, Lazowska and Levy, 1988, on PSIM).
+// (FIFO, LIFO, priority, per-processor, shuffle, lowest timestamp first...) and behaves exactly
+// like it, except that a get() that would return nothing first tries to break a partial
+// deadlock: its SimulationScheduler's resolve_deadlock grants the blocked LPs messages that are
+// provably safe, the engine restarts them (which puts them in the inner pool), and get returns
+// what the inner pool then gives. The processors and the scheduler are thus "duped into
+// breaking partial deadlock without their knowledge" (Bershad, Lazowska and Levy, 1988, on PSIM).
 //
 // When the deadlock breaker finds a lock it needs held (get runs in the dispatch path and must
 // not wait), size() counts one phantom thread until the next get() retries, so an idle
-// processor comes back instead of parking. Installed with its SimulationScheduler by
-// Simulation::run; not meant to outlive the simulation.
+// processor comes back instead of parking.
+//
+// Open for subclassing under ThreadPool's contract (presto/thread_pool.hpp): called by every
+// processor concurrently, in the dispatch path; never block, yield or throw. An override of
+// get() must end with SimulationPool::get(p) when it has nothing to give (or no partial
+// deadlock is ever broken: the simulation then advances only at total deadlocks), and an
+// override of put() must keep size() exact. The pool belongs to the SimulationScheduler whose
+// constructor it is given to; elsewhere (a plain scheduler's pool, or installed later with
+// replace_pool) it is just its inner pool and breaks no deadlock.
 
 #include <atomic>
 #include <cstddef>
@@ -21,11 +29,12 @@
 
 namespace presto::psim {
 
-class Simulation;
+class SimulationScheduler;
 
-class SimulationPool final : public ThreadPool {
+class SimulationPool : public ThreadPool {
  public:
-  SimulationPool(Simulation& simulation, std::unique_ptr<ThreadPool> inner);
+  // `inner`: nullptr means a LocalQueuePool.
+  explicit SimulationPool(std::unique_ptr<ThreadPool> inner = nullptr);
 
   void put(Thread& t) override { inner_->put(t); }
   Thread* get(Processor& p) override;
@@ -36,9 +45,11 @@ class SimulationPool final : public ThreadPool {
   void attach(const Runtime& rt) override { inner_->attach(rt); }
 
   ThreadPool& inner() const noexcept { return *inner_; }
+  SimulationScheduler* scheduler() const noexcept { return scheduler_; }
 
  private:
-  Simulation& simulation_;
+  friend class SimulationScheduler;
+  SimulationScheduler* scheduler_ = nullptr;
   std::unique_ptr<ThreadPool> inner_;
   std::string name_;
   std::atomic<bool> retry_{false};
