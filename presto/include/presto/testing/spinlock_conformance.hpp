@@ -80,7 +80,11 @@ struct Exclusion {
       l.lock();
     }
     if (inside.fetch_add(1, std::memory_order_relaxed) != 0) overlaps.fetch_add(1, std::memory_order_relaxed);
-    ++count;
+    const std::size_t seen = count;
+    for (int k = 0; k < 16; ++k) {  // a critical section long enough for a second holder to show
+      if (inside.load(std::memory_order_relaxed) != 1) overlaps.fetch_add(1, std::memory_order_relaxed);
+    }
+    count = seen + 1;
     inside.fetch_sub(1, std::memory_order_relaxed);
     l.unlock();
   }
