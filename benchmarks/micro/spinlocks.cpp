@@ -1,7 +1,7 @@
 // spinlocks: how a waiting thread should wait, measured (docs/guide/waiting.md).
 //
 //   anderson   Anderson's curves (1990, Figure 3): P presto threads on P processors loop
-//              { lock; a critical section touching two shared lines; unlock; 100 pauses } and
+//              { lock; a critical section touching two shared lines; unlock; 10 pauses } and
 //              the time per critical section is reported against P, for each lock of
 //              presto::locks and Concurrency Kit's equivalents (same loop, the same
 //              Spinlock wrapper, benchmarks/peers/ck_locks.c), P beyond the hardware threads included (multiprogrammed: the OS may
@@ -115,7 +115,7 @@ void anderson(const Options& o) {
                 ++shared.a;
                 ++shared.b;
                 lock->unlock();
-                for (int d = 0; d < 100; ++d) locks::relax_cpu();
+                for (int d = 0; d < 10; ++d) locks::relax_cpu();
               }
             }));
           }

@@ -37,28 +37,20 @@ TEST_CASE("every lock of the family passes the spinlock conformance harness", "[
 }
 
 TEST_CASE("the harness catches a lock that does not exclude", "[locks]") {
-#if defined(__SANITIZE_THREAD__)
-  return;  // the broken lock's data race is exactly what ThreadSanitizer reports
-#endif
-  // try_lock works, lock() never waits: try_lock passes, mutual_exclusion must not.
+  // Never waits and always "succeeds": try_lock from a second thread while the lock is held
+  // must fail, and the harness reports that it did not. (Overlaps inside the lock, the other
+  // symptom, show only when two OS threads happen to run at once, so they are not relied on.)
   struct Broken final : Spinlock {
    protected:
-    void acquire() noexcept override { flag_.store(true); }
-    bool try_acquire() noexcept override { return !flag_.exchange(true); }
-    void release() noexcept override { flag_.store(false); }
-
-   private:
-    std::atomic<bool> flag_{false};
+    void acquire() noexcept override {}
+    bool try_acquire() noexcept override { return true; }
+    void release() noexcept override {}
   };
-  testing::SpinlockConformanceOptions o = options(false);
-  o.processors = {2};
-  o.iterations = 20000;
-  o.preemption = false;
   try {
-    testing::check_spinlock_conformance([] { return std::make_unique<Broken>(); }, o);
+    testing::check_spinlock_conformance([] { return std::make_unique<Broken>(); }, options(false));
     FAIL("a lock that does not exclude passed the harness");
   } catch (const testing::SpinlockConformanceFailure& f) {
-    CHECK_THAT(f.what(), Catch::Contains("mutual_exclusion"));
+    CHECK_THAT(f.what(), Catch::Contains("try_lock") && Catch::Contains("while the lock was held"));
   }
 }
 
