@@ -18,6 +18,7 @@
 #include <atomic>
 
 #include <presto/locks/spin_wait.hpp>
+#include <presto/locks/ttas_lock.hpp>
 #include <presto/spinlock.hpp>
 
 namespace presto::locks {
@@ -28,16 +29,9 @@ class TtasStaticBackoffLock final : public Spinlock {
 
  protected:
   void acquire() noexcept override {
-    SpinWait w;
-    for (;;) {
-      while (flag_.load(std::memory_order_relaxed)) w.poll();
-      if (!flag_.exchange(true, std::memory_order_acquire)) return;
-      delay(delay_);
-    }
+    ttas_acquire(flag_, [this] { delay(delay_); });
   }
-  bool try_acquire() noexcept override {
-    return !flag_.load(std::memory_order_relaxed) && !flag_.exchange(true, std::memory_order_acquire);
-  }
+  bool try_acquire() noexcept override { return ttas_try_acquire(flag_); }
   void release() noexcept override { flag_.store(false, std::memory_order_release); }
 
  private:
@@ -52,18 +46,13 @@ class TtasExponentialBackoffLock final : public Spinlock {
 
  protected:
   void acquire() noexcept override {
-    SpinWait w;
     unsigned d = initial_;
-    for (;;) {
-      while (flag_.load(std::memory_order_relaxed)) w.poll();
-      if (!flag_.exchange(true, std::memory_order_acquire)) return;
+    ttas_acquire(flag_, [&] {
       delay(d);
       d = std::min(cap_, 2 * d);
-    }
+    });
   }
-  bool try_acquire() noexcept override {
-    return !flag_.load(std::memory_order_relaxed) && !flag_.exchange(true, std::memory_order_acquire);
-  }
+  bool try_acquire() noexcept override { return ttas_try_acquire(flag_); }
   void release() noexcept override { flag_.store(false, std::memory_order_release); }
 
  private:

@@ -13,7 +13,8 @@
 
 namespace presto::locks {
 
-// One spin-wait hint to the CPU (x86 `pause`, ARM `yield`).
+// One spin-wait hint to the CPU (x86 `pause`, ARM `yield`). The same as presto::detail's, which
+// is not part of the core's contract (detail/), so the extension keeps its own five lines.
 inline void relax_cpu() noexcept {
 #if defined(__x86_64__) || defined(__i386__)
   __builtin_ia32_pause();

@@ -15,18 +15,28 @@
 
 namespace presto::locks {
 
+// The TTAS acquisition shared by TtasLock and the backoff locks: spin reading `flag` until it
+// reads free, try the exchange, and call after_failure() when another thread won it.
+template <class AfterFailure>
+void ttas_acquire(std::atomic<bool>& flag, AfterFailure&& after_failure) noexcept {
+  SpinWait w;
+  for (;;) {
+    while (flag.load(std::memory_order_relaxed)) w.poll();
+    if (!flag.exchange(true, std::memory_order_acquire)) return;
+    after_failure();
+  }
+}
+
+inline bool ttas_try_acquire(std::atomic<bool>& flag) noexcept {
+  return !flag.load(std::memory_order_relaxed) && !flag.exchange(true, std::memory_order_acquire);
+}
+
 class TtasLock final : public Spinlock {
  protected:
   void acquire() noexcept override {
-    SpinWait w;
-    for (;;) {
-      while (flag_.load(std::memory_order_relaxed)) w.poll();
-      if (!flag_.exchange(true, std::memory_order_acquire)) return;
-    }
+    ttas_acquire(flag_, [] {});
   }
-  bool try_acquire() noexcept override {
-    return !flag_.load(std::memory_order_relaxed) && !flag_.exchange(true, std::memory_order_acquire);
-  }
+  bool try_acquire() noexcept override { return ttas_try_acquire(flag_); }
   void release() noexcept override { flag_.store(false, std::memory_order_release); }
 
  private:
