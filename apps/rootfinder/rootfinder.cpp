@@ -28,6 +28,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <ctime>
 #include <memory>
 #include <random>
 #include <string>
@@ -84,19 +85,26 @@ long double upper_tail(long double x) {
 // longer, as real computation does): iterations of a dependent multiply-add, calibrated once.
 double spin_step(double v) { return v * 1.0000001 + 1e-9; }
 
+// Calibrated against the calling thread's CPU time, not wall time: on a loaded machine the
+// calibrating thread may be descheduled, which would make every grain too short.
 double iterations_per_ns() {
   static const double rate = [] {
+    auto cpu_ns = [] {
+      timespec ts{};
+      clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+      return std::int64_t(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+    };
     volatile double sink = 1;
     double v = 1;
     std::uint64_t n = 0;
-    const auto t0 = SteadyClock::now();
-    while (SteadyClock::now() - t0 < std::chrono::milliseconds(20)) {
+    const std::int64_t t0 = cpu_ns();
+    while (cpu_ns() - t0 < 20'000'000) {
       for (int i = 0; i < 1000; ++i) v = spin_step(v);
       n += 1000;
     }
     sink = v;
     (void)sink;
-    return double(n) / double(Ns(SteadyClock::now() - t0).count());
+    return double(n) / double(cpu_ns() - t0);
   }();
   return rate;
 }
