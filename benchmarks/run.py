@@ -45,6 +45,8 @@ def run(cmd, **kw):
 
 def build_suite(build_dir):
     run(["ninja", "-C", build_dir, "benchmarks/presto_bench"], stdout=sys.stderr)
+    if shutil.which("pkg-config") and subprocess.run(["pkg-config", "--exists", "ck"]).returncode == 0:
+        run(["ninja", "-C", build_dir, "benchmarks/spinlocks"], stdout=sys.stderr)  # needs Concurrency Kit
 
 
 def go_peer(args, build_dir, counts):
@@ -92,6 +94,61 @@ def run_suite(args, build_dir, out_dir):
         for rec in measurements + ratios:
             f.write(json.dumps(rec) + "\n")
     return measurements, ratios
+
+
+def run_spinlocks(args, build_dir, out_dir):
+    """Runs benchmarks/micro/spinlocks (built only with Concurrency Kit); returns its measurements
+    and its comment lines (the predictions it prints), or ([], []) when it was not built."""
+    exe = os.path.join(build_dir, "benchmarks", "spinlocks")
+    if not os.path.exists(exe):
+        log("benchmarks/spinlocks not built (Concurrency Kit missing): spinning and blocking skipped")
+        return [], []
+    out = run([exe] + (["--quick"] if args.quick else []), stdout=subprocess.PIPE).stdout
+    sys.stdout.write(out)
+    ms = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+    notes = [l[2:] for l in out.splitlines() if l.startswith("# ")]
+    with open(os.path.join(out_dir, "spinlocks.jsonl"), "w") as f:
+        f.write("\n".join(json.dumps(m) for m in ms) + "\n")
+    return ms, notes
+
+
+LOCK_COLORS = {"tas": "#8c564b", "ttas": "#e377c2", "ttas-static": "#bcbd22", "ttas-exp": "#17becf",
+               "ticket": "#1f77b4", "anderson": "#2ca02c", "mcs": "#d62728", "clh": "#9467bd", "presto": "#000000",
+               "block": "#1f77b4", "spin": "#d62728", "spin-then-block-10us": "#2ca02c", "competitive": "#000000"}
+
+
+def spinlock_plots(ms, plot_dir):
+    """Anderson's curves and the wait-policy plots; returns [(file name, caption)]."""
+    os.makedirs(plot_dir, exist_ok=True)
+    made = []
+    for suffix, title in (("", "presto::locks"), ("ck-", "Concurrency Kit")):
+        series = []
+        for m_sys in sorted({m["system"] for m in ms if m["name"] == "anderson"}):
+            if m_sys.startswith("ck-") != (suffix == "ck-"):
+                continue
+            base = m_sys[3:] if suffix else m_sys
+            color = LOCK_COLORS.get(base.replace("fas-eb", "ttas-exp").replace("fas", "tas").replace("ticket-pb", "ticket"), "#7f7f7f")
+            s = [(m["param"], m["ns_per_op"]) for m in ms if m["name"] == "anderson" and m["system"] == m_sys]
+            series.append((m_sys, color, s, False))
+        name = f"anderson_{'ck' if suffix else 'presto'}.svg"
+        if svg_chart(os.path.join(plot_dir, name), f"Anderson's curves: {title}", "spinning threads (one per processor)",
+                     "ns per critical section (log)", series, logy=True):
+            made.append((name, f"Time per critical section against spinning threads, {title}; beyond the hardware "
+                         "threads the machine is multiprogrammed."))
+    for bench, what in (("lock_wait", "presto::Lock under contention, 2 processors"),
+                        ("barrier", "presto::Barrier, 2 processors")):
+        for dist, dname in (("exp", "exponential"), ("hv", "high-variance")):
+            key = f"{bench}_{dist}"
+            series = []
+            for pol in ("block", "spin", "spin-then-block-10us", "competitive"):
+                s = [(m["param"], m["ns_per_op"] / 1e3) for m in ms if m["name"] == key and m["system"] == pol]
+                if s:
+                    series.append((pol, LOCK_COLORS[pol], s, pol == "competitive"))
+            name = f"{key}.svg"
+            if svg_chart(os.path.join(plot_dir, name), f"{what}, {dname} times", "threads",
+                         "us per " + ("critical section" if bench == "lock_wait" else "phase"), series):
+                made.append((name, f"Wait policies: {what}, {dname} hold/compute times."))
+    return made
 
 
 # ---------------------------------------------------------------- tables
@@ -464,9 +521,13 @@ def main():
     with open(os.path.join(out_dir, "results.jsonl"), "a") as f:
         for rec in app_ms:
             f.write(json.dumps(rec) + "\n")
+    spin_ms, spin_notes = run_spinlocks(args, build_dir, out_dir)
     full = not args.quick and args.out is None
     plot_dir = os.path.join(ROOT, "docs", "benchmarks") if full else os.path.join(out_dir, "plots")
-    made = plots(ms, plot_dir)
+    made = plots(ms, plot_dir) + spinlock_plots(spin_ms, plot_dir)
+    if spin_notes:
+        args.note = (args.note + " " if args.note else "") + "Spinning and blocking: " + "; ".join(
+            n for n in spin_notes if "prediction" in n) + "."
     plot_rel = "benchmarks" if full else "plots"
     section = report(ms, ratios, made, plot_rel, args.quick, args.note, app_ms)
     with open(os.path.join(out_dir, "table.md"), "w") as f:

@@ -14,14 +14,28 @@ Barrier::~Barrier() noexcept(false) { check_no_waiters(); }
 bool Barrier::arrive_and_wait() {
   spin_lock();
   if (++arrived_ < parties_) {
+    const WaitPolicy policy = wait_.resolve();
+    if (policy.mode != WaitMode::block) {
+      const std::uint64_t mine = phase_.load(std::memory_order_relaxed);
+      spin_unlock();
+      if (wait_.spin(policy, [&] { return phase_.load(std::memory_order_acquire) != mine; })) return false;
+      spin_lock();
+      if (phase_.load(std::memory_order_relaxed) != mine) {
+        spin_unlock();
+        return false;
+      }
+    }
+    wait_.before_sleep(policy);
     block();  // the last arrival wakes the whole phase
+    wait_.after_sleep(policy);
     return false;
   }
   arrived_ = 0;
-  ++phase_;
+  phase_.store(phase_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
   ThreadQueue woken;
   while (Thread* t = recall()) woken.push_back(*t);
   spin_unlock();
+  if (!woken.empty()) wait_.on_wakeup();
   wakeup_all(woken);
   return true;
 }
@@ -29,7 +43,7 @@ bool Barrier::arrive_and_wait() {
 std::uint64_t Barrier::phase() const noexcept {
   auto& self = const_cast<Barrier&>(*this);
   self.spin_lock();
-  std::uint64_t p = phase_;
+  std::uint64_t p = phase_.load(std::memory_order_relaxed);
   self.spin_unlock();
   return p;
 }

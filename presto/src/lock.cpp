@@ -46,6 +46,18 @@ bool Lock::try_lock() {
 }
 
 void Lock::lock_slow(Thread& me) {
+  const WaitPolicy policy = wait_.resolve();
+  if (policy.mode != WaitMode::block) {
+    if (owner() == &me) {
+      throw UsageError(me.describe() + " tried to acquire " + describe() + ", which it already holds");
+    }
+    const bool taken = wait_.spin(policy, [&] {
+      std::uintptr_t w = word_.load(std::memory_order_relaxed);
+      return (w & ~kWaitersBit) == 0 && word_.compare_exchange_strong(w, address(me) | (w & kWaitersBit),
+                                                                         std::memory_order_acquire, std::memory_order_relaxed);
+    });
+    if (taken) return;
+  }
   for (;;) {
     std::uintptr_t w = word_.load(std::memory_order_relaxed);
     if ((w & ~kWaitersBit) == address(me)) {
@@ -66,7 +78,9 @@ void Lock::lock_slow(Thread& me) {
       spin_unlock();  // released meanwhile: try again
       continue;
     }
+    wait_.before_sleep(policy);
     block();  // the holder's unlock now takes the slow path and wakes us
+    wait_.after_sleep(policy);
   }
 }
 
@@ -81,7 +95,10 @@ void Lock::unlock_slow(Thread& me) {
   Thread* next = recall();
   word_.store(has_waiters() ? kWaitersBit : 0, std::memory_order_release);
   spin_unlock();
-  if (next != nullptr) next->wakeup(*this);
+  if (next != nullptr) {
+    wait_.on_wakeup();
+    next->wakeup(*this);
+  }
 }
 
 Monitor::~Monitor() noexcept(false) { check_destroyable(); }

@@ -8,8 +8,21 @@
 
 namespace presto {
 
-Runtime::Runtime(RuntimeConfig config)
-    : impl_(std::make_unique<detail::RuntimeImpl>(*this, detail::apply_configurers(std::move(config)))) {
+namespace {
+WaitPolicy checked_wait_policy(const RuntimeConfig& config) {
+  WaitPolicy p = config.wait_policy;
+  if (p.mode == WaitMode::inherit) p.mode = WaitMode::block;
+  detail::WaitState check;
+  check.set_policy(p, "RuntimeConfig::wait_policy of runtime '" + config.name + "'");
+  return p;
+}
+}  // namespace
+
+Runtime::Runtime(RuntimeConfig config) : Runtime(detail::apply_configurers(std::move(config)), nullptr) {}
+
+Runtime::Runtime(RuntimeConfig&& configured, std::nullptr_t)
+    : wait_policy_(checked_wait_policy(configured)),
+      impl_(std::make_unique<detail::RuntimeImpl>(*this, std::move(configured))) {
   impl_->install();
 }
 

@@ -13,26 +13,42 @@ Semaphore::~Semaphore() noexcept(false) { check_no_waiters(); }
 
 void Semaphore::acquire() {
   spin_lock();
-  if (count_ > 0) {
-    --count_;
+  if (take()) {
     spin_unlock();
     return;
   }
+  const WaitPolicy policy = wait_.resolve();
+  if (policy.mode != WaitMode::block) {
+    spin_unlock();
+    if (wait_.spin(policy, [&] { return count_.load(std::memory_order_relaxed) > 0 && try_acquire(); })) return;
+    spin_lock();
+    if (take()) {
+      spin_unlock();
+      return;
+    }
+  }
+  wait_.before_sleep(policy);
   block();  // release() hands us its unit directly
+  wait_.after_sleep(policy);
+}
+
+bool Semaphore::take() noexcept {
+  const std::ptrdiff_t c = count_.load(std::memory_order_relaxed);
+  if (c <= 0) return false;
+  count_.store(c - 1, std::memory_order_relaxed);
+  return true;
 }
 
 bool Semaphore::try_acquire() noexcept {
   spin_lock();
-  const bool got = count_ > 0;
-  if (got) --count_;
+  const bool got = take();
   spin_unlock();
   return got;
 }
 
 bool Semaphore::try_acquire_until(Clock::time_point deadline) {
   spin_lock();
-  if (count_ > 0) {
-    --count_;
+  if (take()) {
     spin_unlock();
     return true;
   }
@@ -51,15 +67,16 @@ void Semaphore::release(std::ptrdiff_t n) {
     if (t == nullptr) break;
     woken.push_back(*t);
   }
-  count_ += n;
+  count_.store(count_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
   spin_unlock();
+  if (!woken.empty()) wait_.on_wakeup();
   wakeup_all(woken);
 }
 
 std::ptrdiff_t Semaphore::value() const noexcept {
   auto& self = const_cast<Semaphore&>(*this);
   self.spin_lock();
-  std::ptrdiff_t v = count_;
+  std::ptrdiff_t v = count_.load(std::memory_order_relaxed);
   self.spin_unlock();
   return v;
 }

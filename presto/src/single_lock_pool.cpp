@@ -9,7 +9,16 @@
 
 namespace presto {
 
+SingleLockPool::SingleLockPool() noexcept = default;
+
+SingleLockPool::SingleLockPool(std::unique_ptr<Spinlock> lock) : own_(std::move(lock)), lock_(own_.get()) {
+  if (!own_) throw UsageError("SingleLockPool: given a null lock (std::unique_ptr<Spinlock>)");
+}
+
+SingleLockPool::~SingleLockPool() = default;
+
 void SingleLockPool::attach(const Runtime& rt) {
+  if (own_) return;  // its own lock: no tie to a runtime
   if (lock_ != nullptr && lock_ != &rt.free_list_lock()) {
     throw UsageError("SingleLockPool: already attached to another runtime; make one pool per runtime");
   }

@@ -10,7 +10,8 @@
 // Cost: uncontended lock+unlock is two atomic compare-exchanges, as for std::mutex; the
 // spinlock and wait queue of the SynchroObject are touched only under contention. Waiters are
 // woken in FIFO order and then compete for the lock (Mesa semantics: a woken waiter may find
-// it taken again and waits again).
+// it taken again and waits again). How a thread waits for it (sleep, spin, spin then sleep) is
+// its wait policy (set_wait_policy); a Monitor's entry follows its policy, a Condition's wait sleeps.
 
 #include <atomic>
 #include <cstdint>
@@ -19,6 +20,7 @@
 
 #include <presto/synchro_object.hpp>
 #include <presto/thread.hpp>
+#include <presto/wait_policy.hpp>
 
 namespace presto {
 
@@ -57,6 +59,13 @@ class Lock : public SynchroObject {
 
   std::string_view kind() const noexcept override { return "lock"; }
 
+  // How a thread that finds it held waits (presto/wait_policy.hpp); WaitMode::inherit (the
+  // default) takes the runtime's RuntimeConfig::wait_policy. UsageError for a negative budget.
+  void set_wait_policy(WaitPolicy policy) { wait_.set_policy(policy, describe()); }
+  WaitPolicy wait_policy() const noexcept { return wait_.policy(); }
+  // The measured cost of a block + wake-up here, the competitive mode's budget (0 until measured).
+  std::chrono::nanoseconds block_cost() const noexcept { return wait_.block_cost(); }
+
  protected:
   // For the destructors of Lock and its subclasses: waiters raise UsageError (as for every
   // SynchroObject); a lock destroyed by its holder is released with it; one held by another
@@ -71,6 +80,7 @@ class Lock : public SynchroObject {
   void unlock_slow(Thread& me);
 
   std::atomic<std::uintptr_t> word_{0};  // owner address | kWaitersBit
+  detail::WaitState wait_;
 };
 
 }  // namespace presto

@@ -35,6 +35,7 @@
 #include <presto/spinlock.hpp>
 #include <presto/thread.hpp>
 #include <presto/thread_pool.hpp>
+#include <presto/wait_policy.hpp>
 
 namespace spdlog {
 class logger;
@@ -108,6 +109,11 @@ struct RuntimeConfig {
   // Needs presto as a shared library on x86-64 Linux and no sanitizer; else it stays off
   // (Runtime::quantum() says so). See docs/design/runtime.md, "Preemption".
   std::chrono::microseconds quantum{0};
+  // How threads wait on a Lock, Monitor, Semaphore or Barrier whose own policy is
+  // WaitMode::inherit (the default of every object): see presto/wait_policy.hpp. Blocking is
+  // PRESTO's behaviour; spin_then_block and competitive poll first. UsageError from the
+  // constructor for a negative budget; inherit here means block.
+  WaitPolicy wait_policy{.mode = WaitMode::block};
 };
 
 // Runtime configurers: process-wide functions every Runtime constructor applies, in
@@ -236,6 +242,8 @@ class Runtime {
   // process cannot preempt (see RuntimeConfig::quantum).
   std::chrono::microseconds quantum() const noexcept;
   bool running() const noexcept;  // inside run()
+  // RuntimeConfig::wait_policy (never WaitMode::inherit).
+  WaitPolicy wait_policy() const noexcept { return wait_policy_; }
 
   // Calls f(const Thread&) for every thread the runtime knows (live, or finished but still
   // held by a JoinHandle). Takes each processor's registry lock in turn; f must not block.
@@ -258,6 +266,8 @@ class Runtime {
   friend void detail::release_handle(Thread& t) noexcept;
   friend void detail::release_joined(Thread& t) noexcept;
 
+  // The constructor's work, on the configuration the configurers have seen.
+  Runtime(RuntimeConfig&& configured, std::nullptr_t);
   // A control block from the processor's cache or the prototype; `attributes` may be moved from.
   Thread& make_thread(ThreadAttributes* attributes);
   void unmake_thread(Thread& t) noexcept;
@@ -276,6 +286,7 @@ class Runtime {
   void run_until_halt(Thread& main);
   void visit_threads(void (*fn)(void*, const Thread&), void* ctx) const;
 
+  WaitPolicy wait_policy_;
   std::unique_ptr<detail::RuntimeImpl> impl_;
 };
 

@@ -1,14 +1,17 @@
 #pragma once
 // Semaphore: Dijkstra's counting semaphore. acquire() (P) takes a unit, sleeping while there
 // is none; release(n) (V) adds n units, handing them directly to the longest waiters, so a
-// woken thread never has to compete for its unit.
+// woken thread never has to compete for its unit. How acquire() waits (sleep, spin, spin then
+// sleep) is the semaphore's wait policy (set_wait_policy); the timed acquires always sleep.
 
+#include <atomic>
 #include <chrono>
 #include <cstddef>
 #include <string>
 #include <string_view>
 
 #include <presto/synchro_object.hpp>
+#include <presto/wait_policy.hpp>
 
 namespace presto {
 
@@ -31,8 +34,19 @@ class Semaphore : public SynchroObject {
 
   std::string_view kind() const noexcept override { return "semaphore"; }
 
+  // How a thread that finds it without a unit waits (presto/wait_policy.hpp); WaitMode::inherit (the
+  // default) takes the runtime's RuntimeConfig::wait_policy. UsageError for a negative budget.
+  void set_wait_policy(WaitPolicy policy) { wait_.set_policy(policy, describe()); }
+  WaitPolicy wait_policy() const noexcept { return wait_.policy(); }
+  // The measured cost of a block + wake-up here, the competitive mode's budget (0 until measured).
+  std::chrono::nanoseconds block_cost() const noexcept { return wait_.block_cost(); }
+
  private:
-  std::ptrdiff_t count_;  // guarded by the spinlock
+  bool take() noexcept;  // one unit if there is one; spinlock held
+
+  // Changed under the spinlock; read without it by spinning waiters (hence atomic, relaxed).
+  std::atomic<std::ptrdiff_t> count_;
+  detail::WaitState wait_;
 };
 
 }  // namespace presto
