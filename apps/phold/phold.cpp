@@ -41,13 +41,13 @@ constexpr const char* usage =
       "(1 + Exp(1)), a fraction R (0.25) of events sent to another LP, W microseconds of work per\n"
       "event (1), simulated until T (default: about 200,000 events), on each P processors (1,2)\n"
       "with each protocol (both); reports events/s and speed-ups; checks every run against the\n"
-      "sequential simulator.\n";
+      "sequential simulator. P = 0: one processor per hardware thread.\n";
 
 bool parse(int argc, char** argv, Options& o) {
   presto::apps::CommandLine cl{usage};
   cl.option("--lps", o.model.processes).option("--population", o.model.population);
   cl.option("--lookahead", o.model.lookahead).option("--mean", o.model.mean).option("--remote", o.model.remote);
-  cl.option("--work-us", o.work_us).option("--end", o.end).option("--processors", o.processors);
+  cl.option("--work-us", o.work_us).option("--end", o.end).processors(o.processors);
   cl.option("--seed", o.model.seed);
   cl.option("--protocol", [&o](const std::string& p) {
     if (p == "null") {
