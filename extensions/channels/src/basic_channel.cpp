@@ -43,10 +43,7 @@ BasicChannel::~BasicChannel() noexcept(false) {
     while (Waiter* w = list->head) {
       list->unlink(*w);
       if (w->gate != nullptr) {
-        // Two appends, not `" " + describe()`: GCC 12 at -O3 warns falsely (-Wrestrict)
-        // about the memcpy inside operator+(const char*, std::string&&).
-        pollers += ' ';
-        pollers += w->thread->describe();
+        pollers += " " + w->thread->describe();
         w->orphaned = true;  // its gate no longer names this channel (deadlock reports)
       }
     }
