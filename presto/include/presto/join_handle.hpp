@@ -30,17 +30,17 @@ void release_handle(Thread& t) noexcept;
 template <class R>
 class [[nodiscard]] JoinHandle {
  public:
-  JoinHandle() noexcept { name_[0] = '\0'; }
+  JoinHandle() noexcept = default;
   JoinHandle(JoinHandle&& other) noexcept
       : thread_(std::exchange(other.thread_, nullptr)), id_(other.id_) {
-    copy_name(other);
+    std::memcpy(name_, other.name_, sizeof name_);
   }
   JoinHandle& operator=(JoinHandle&& other) noexcept {
     if (this != &other) {
       reset();
       thread_ = std::exchange(other.thread_, nullptr);
       id_ = other.id_;
-      copy_name(other);
+      std::memcpy(name_, other.name_, sizeof name_);
     }
     return *this;
   }
@@ -81,16 +81,14 @@ class [[nodiscard]] JoinHandle {
 
  private:
   friend class Runtime;
-  explicit JoinHandle(Thread& t) noexcept : thread_(&t), id_(t.id()) { name_[0] = '\0'; }
+  explicit JoinHandle(Thread& t) noexcept : thread_(&t), id_(t.id()) {}
 
   void reset() noexcept {
     if (thread_ != nullptr) detail::release_handle(*std::exchange(thread_, nullptr));
   }
 
-  // name_ keeps (the start of) the thread's name for the error of a later use of the emptied
-  // handle, which can no longer ask the thread: joined or detached, it may be reused. It is
-  // always a NUL-terminated string; only join() and detach() fill it (not fork: no cost there).
-  void copy_name(const JoinHandle& other) noexcept { std::memcpy(name_, other.name_, std::strlen(other.name_) + 1); }
+  // Keeps (the start of) the thread's name for the error of a later use of the emptied
+  // handle, which can no longer ask the thread: joined or detached, it may be reused.
   void remember_name(const Thread& t) noexcept {
     const std::size_t n = std::min(t.name().size(), sizeof name_ - 1);
     std::memcpy(name_, t.name().data(), n);
@@ -99,7 +97,7 @@ class [[nodiscard]] JoinHandle {
 
   Thread* thread_ = nullptr;
   std::uint64_t id_ = 0;
-  char name_[24];
+  char name_[24] = {};
 };
 
 }  // namespace presto
