@@ -21,7 +21,7 @@ for app in sys.argv[1:]:
 # 0 in the two apps whose default is not "all": they run on every hardware thread.
 for app in sys.argv[1:]:
     name = os.path.basename(app)
-    args = {"presto-qnet": ["--end", "600", "--replications", "2"], "presto-live-scheduler": ["--jobs", "4"]}.get(name)
+    args = {"presto-qnet": ["--end", "2100", "--replications", "10"], "presto-live-scheduler": ["--jobs", "4"]}.get(name)
     if args is None:
         continue
     p = subprocess.run([app, "--processors", "0", *args], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
