@@ -14,8 +14,9 @@ MODE is one of
               and dependency('presto-futures'); builds only what the consumer needs, and
               checks that the subproject defined no tests, benchmarks or apps.
   cmake       install into a temporary DESTDIR and build consumer.cpp with CMake's
-              find_package(presto) and presto::psim, presto::futures (skipped, exit status 77,
-              when cmake is not installed).
+              find_package(presto) and presto::psim, presto::futures, presto::instrument (under
+              --as-needed; PRESTO_PROFILE must write its report); skipped (exit status 77)
+              when cmake is not installed.
 CXX is the compiler command of the build (ccache included) used for the outside builds.
 WORK_DIR is emptied first; it lies in the build tree so that ccache sees the same paths each
 run.
@@ -154,14 +155,18 @@ def cmake(source_root, build_root, work, version, cxx):
                 "project(consumer CXX)\n"
                 "find_package(presto %s REQUIRED)\n"
                 "add_executable(consumer consumer.cpp)\n"
-                "target_link_libraries(consumer PRIVATE presto::futures presto::psim)\n" % version)
+                "target_link_libraries(consumer PRIVATE presto::futures presto::psim presto::instrument)\n" % version)
     builddir = os.path.join(project, "build")
     launcher = [f"-DCMAKE_CXX_COMPILER_LAUNCHER={cxx[0]}"] if len(cxx) > 1 else []
+    # --as-needed, as on Ubuntu: presto::instrument must still be kept.
     run(["cmake", "-S", project, "-B", builddir, f"-DCMAKE_PREFIX_PATH={prefix}",
-         f"-DCMAKE_CXX_COMPILER={cxx[-1]}", *launcher])
+         f"-DCMAKE_CXX_COMPILER={cxx[-1]}", "-DCMAKE_EXE_LINKER_FLAGS=-Wl,--as-needed", *launcher])
     run(["cmake", "--build", builddir])
-    out = run([os.path.join(builddir, "consumer"), version], env=with_env(LD_LIBRARY_PATH=libdir)).stdout
+    report = os.path.join(work, "report.txt")
+    out = run([os.path.join(builddir, "consumer"), version],
+              env=with_env(LD_LIBRARY_PATH=libdir, PRESTO_PROFILE=report)).stdout
     check("right" in out, "the CMake-built consumer runs")
+    check(os.path.exists(report), "presto::instrument, linked with --as-needed, writes PRESTO_PROFILE's report")
 
 
 def main():
