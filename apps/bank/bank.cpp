@@ -45,7 +45,7 @@ constexpr const char* usage =
 bool parse(int argc, char** argv, Options& o) {
   presto::apps::CommandLine cl{usage};
   cl.option("--accounts", o.accounts).option("--clients", o.clients).option("--transfers", o.transfers);
-  cl.option("--processors", o.processors).option("--seed", o.seed);
+  cl.processors(o.processors).option("--seed", o.seed);
   if (!cl.parse(argc, argv)) return false;
   if (o.accounts < 2) return cl.error("--accounts must be at least 2");
   return true;

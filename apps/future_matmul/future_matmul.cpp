@@ -35,7 +35,7 @@ constexpr const char* usage =
 
 bool parse(int argc, char** argv, Options& o) {
   presto::apps::CommandLine cl{usage};
-  cl.option("--size", o.size).option("--processors", o.processors).option("--repeat", o.repeat);
+  cl.option("--size", o.size).processors(o.processors).option("--repeat", o.repeat);
   if (!cl.parse(argc, argv)) return false;
   if (o.size == 0 || o.repeat <= 0) return cl.error("--size and --repeat must be positive");
   return true;

@@ -62,7 +62,7 @@ constexpr const char* usage =
 
 bool parse(int argc, char** argv, Options& o) {
   presto::apps::CommandLine cl{usage};
-  cl.option("--processors", o.processors).option("--oversubscribe", o.oversubscribe);
+  cl.processors(o.processors).option("--oversubscribe", o.oversubscribe);
   cl.option("--seconds", o.seconds).option("--repeat", o.repeat).flag("--literal", o.literal);
   cl.option("--benchmarks", o.benchmarks);
   cl.flag("--quick", [&o] {

@@ -40,13 +40,14 @@ constexpr const char* usage =
     "Runs N jobs (default 8) with random deadlines (seed S, default 1) on P processors\n"
     "(default 1) under the default pool, installs an earliest-deadline-first pool and a\n"
     "logging scheduler while the program runs, runs N more, and prints both orders of\n"
-    "dispatch. Exits 1 if the second order does not follow the deadlines.\n";
+    "dispatch. Exits 1 if the second order does not follow the deadlines. P = 0: one\n"
+    "processor per hardware thread.\n";
 
 bool parse(int argc, char** argv, Options& o) {
   presto::apps::CommandLine cl{usage};
-  cl.option("--processors", o.processors).option("--jobs", o.jobs).option("--seed", o.seed);
+  cl.processors(o.processors).option("--jobs", o.jobs).option("--seed", o.seed);
   if (!cl.parse(argc, argv)) return false;
-  if (o.processors == 0 || o.jobs == 0) return cl.error("--processors and --jobs must be positive");
+  if (o.jobs == 0) return cl.error("--jobs must be positive");
   return true;
 }
 

@@ -38,7 +38,7 @@ constexpr const char* usage =
 
 bool parse(int argc, char** argv, Options& o) {
   presto::apps::CommandLine cl{usage};
-  cl.option("--size", o.size).option("--processors", o.processors).option("--repeat", o.repeat);
+  cl.option("--size", o.size).processors(o.processors).option("--repeat", o.repeat);
   cl.option("--threads", [&o](const std::string& v) {
     const auto more = presto::apps::parse_list<std::size_t>("--threads", v);
     o.threads.insert(o.threads.end(), more.begin(), more.end());

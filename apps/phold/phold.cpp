@@ -45,13 +45,14 @@ constexpr const char* usage =
       "event (1), simulated until T (default: about 200,000 events), on each P processors (1,2)\n"
       "with each protocol (both) under the named PSIM scheduler (psim: PSIM's own; ltf: lowest\n"
       "timestamp first; minimal: Chandy-Misra's single earliest message; windowed: YAWNS-style\n"
-      "windows); reports events/s and speed-ups; checks every run against the sequential simulator.\n";
+      "windows); reports events/s and speed-ups; checks every run against the sequential simulator.\n"
+      "P = 0: one processor per hardware thread.\n";
 
 bool parse(int argc, char** argv, Options& o) {
   presto::apps::CommandLine cl{usage};
   cl.option("--lps", o.model.processes).option("--population", o.model.population);
   cl.option("--lookahead", o.model.lookahead).option("--mean", o.model.mean).option("--remote", o.model.remote);
-  cl.option("--work-us", o.work_us).option("--end", o.end).option("--processors", o.processors);
+  cl.option("--work-us", o.work_us).option("--end", o.end).processors(o.processors);
   cl.option("--seed", o.model.seed);
   cl.option("--scheduler", [&o](const std::string& name) {
     psim_schedulers::make(name);  // std::invalid_argument naming the choices if unknown

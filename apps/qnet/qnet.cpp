@@ -52,7 +52,8 @@ constexpr const char* usage =
       "Solves a closed two-class central-server network (B batch and I interactive customers,\n"
       "default 4,3) by exact MVA and Schweitzer's approximation and simulates it with PSIM\n"
       "(R replications, default 10, each until T = 5100 after a warm-up of 100, on P = 2\n"
-      "processors, null-message protocol, PSIM's own scheduler), side by side.\n";
+      "processors, null-message protocol, PSIM's own scheduler), side by side. P = 0: one per\n"
+      "hardware thread.\n";
 
 bool parse(int argc, char** argv, Options& o) {
   presto::apps::CommandLine cl{usage};
@@ -63,7 +64,7 @@ bool parse(int argc, char** argv, Options& o) {
     o.interactive = presto::apps::parse_value<int>("--customers", v.substr(comma + 1));
   });
   cl.option("--transit", o.transit).option("--end", o.end).option("--warmup", o.warmup);
-  cl.option("--replications", o.replications).option("--processors", o.processors);
+  cl.option("--replications", o.replications).processors(o.processors);
   cl.option("--scheduler", [&o](const std::string& name) {
     psim_schedulers::make(name);  // std::invalid_argument naming the choices if unknown
     o.scheduler = name;
@@ -73,8 +74,8 @@ bool parse(int argc, char** argv, Options& o) {
     o.protocol = p == "null" ? Protocol::null_messages : Protocol::deadlock_recovery;
   });
   if (!cl.parse(argc, argv)) return false;
-  if (o.batch < 1 || o.interactive < 1 || o.replications < 2 || o.end <= o.warmup || o.processors == 0) {
-    throw std::invalid_argument("need customers >= 1, replications >= 2, end > warmup, processors >= 1");
+  if (o.batch < 1 || o.interactive < 1 || o.replications < 2 || o.end <= o.warmup) {
+    throw std::invalid_argument("need customers >= 1, replications >= 2, end > warmup");
   }
   return true;
 }

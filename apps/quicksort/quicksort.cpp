@@ -34,7 +34,7 @@ constexpr const char* usage =
 
 bool parse(int argc, char** argv, Options& o) {
   presto::apps::CommandLine cl{usage};
-  cl.option("--size", o.size).option("--processors", o.processors).option("--seed", o.seed);
+  cl.option("--size", o.size).processors(o.processors).option("--seed", o.seed);
   cl.option("--cutoff", [&o](const std::string& v) {
     o.cutoff = std::max<std::size_t>(2, presto::apps::parse_value<std::size_t>("--cutoff", v));
   });

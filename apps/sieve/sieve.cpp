@@ -44,7 +44,7 @@ constexpr const char* usage =
 
 bool parse(int argc, char** argv, Options& o) {
   presto::apps::CommandLine cl{usage};
-  cl.option("--limit", o.limit).option("--processors", o.processors).option("--buffer", o.buffer);
+  cl.option("--limit", o.limit).processors(o.processors).option("--buffer", o.buffer);
   if (!cl.parse(argc, argv)) return false;
   if (o.limit < 2) throw std::invalid_argument("--limit must be at least 2");
   return true;

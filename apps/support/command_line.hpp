@@ -17,7 +17,10 @@
 // error(message), for an app's own checks after parse(), reports the same way and returns false.
 // A handler may throw BadValue to be reported the same way; any other exception it throws
 // propagates to the caller unchanged (the apps' mains report those).
-// Header-only; the standard library only.
+// "--processors P" (processors()) has one meaning in every app: P processors, 0 for one per
+// hardware thread, more than presto::kMaxProcessorsPerHardwareThread times the hardware threads
+// refused as a bad value (presto::resolve_processors, which PRESTO_PROCESSORS obeys too).
+// Header-only; the standard library and presto/runtime.hpp only.
 
 #pragma once
 
@@ -32,6 +35,8 @@
 #include <type_traits>
 #include <utility>
 #include <vector>
+
+#include <presto/runtime.hpp>
 
 namespace presto::apps {
 
@@ -93,6 +98,21 @@ class CommandLine {
     return add(std::move(name), true, std::move(handler));
   }
 
+  // "--processors P": stores presto::resolve_processors(P) (see the contract above).
+  CommandLine& processors(std::size_t& target) {
+    return option("--processors", [&target](const std::string& v) {
+      target = resolved_processors(parse_value<std::size_t>("--processors", v));
+    });
+  }
+
+  // "--processors P[,P...]": each P as above.
+  CommandLine& processors(std::vector<std::size_t>& target) {
+    return option("--processors", [&target](const std::string& v) {
+      target = parse_list<std::size_t>("--processors", v);
+      for (std::size_t& p : target) p = resolved_processors(p);
+    });
+  }
+
   // "--name" alone: sets `target` to true.
   CommandLine& flag(std::string name, bool& target) {
     return add(std::move(name), false, [&target](const std::string&) { target = true; });
@@ -148,6 +168,14 @@ class CommandLine {
     bool takes_value;
     std::function<void(const std::string&)> apply;
   };
+
+  static std::size_t resolved_processors(std::size_t requested) {
+    try {
+      return presto::resolve_processors(requested, "--processors");
+    } catch (const presto::UsageError& e) {
+      throw BadValue(e.what());
+    }
+  }
 
   template <class T>
   struct is_vector : std::false_type {};

@@ -61,16 +61,22 @@ RuntimeImpl::RuntimeImpl(Runtime& runtime, RuntimeConfig config)
       logger(config.logger ? std::move(config.logger) : make_logger(config.name)),
       name(std::move(config.name)),
       stacks(*logger) {
-  if (std::string level = env("PRESTO_LOG"); !level.empty()) {
-    auto l = spdlog::level::from_str(level);
-    if (l == spdlog::level::off && level != "off") {
-      throw UsageError("PRESTO_LOG='" + level + "' is not one of trace, debug, info, warn, error, critical, off");
+  for (const char* variable : {"PRESTO_LOG", "PRESTO_LOG_LEVEL"}) {  // the second wins
+    if (std::string level = env(variable); !level.empty()) {
+      auto l = spdlog::level::from_str(level);
+      if (l == spdlog::level::off && level != "off") {
+        throw UsageError(std::string(variable) + "='" + level +
+                         "' is not one of trace, debug, info, warn, error, critical, off");
+      }
+      logger->set_level(l);
     }
-    logger->set_level(l);
   }
   std::size_t n = config.processors;
-  if (std::string v = env("PRESTO_PROCESSORS"); !v.empty()) n = parse_unsigned("PRESTO_PROCESSORS", v, true);
-  if (n == 0) n = std::max(1u, std::thread::hardware_concurrency());
+  if (std::string v = env("PRESTO_PROCESSORS"); !v.empty()) {
+    n = resolve_processors(parse_unsigned("PRESTO_PROCESSORS", v, false), "PRESTO_PROCESSORS");
+  } else {
+    n = resolve_processors(n);
+  }
   seed = config.seed;
   if (std::string v = env("PRESTO_SEED"); !v.empty()) seed = parse_unsigned("PRESTO_SEED", v, false);
   if (seed == 0) seed = (static_cast<std::uint64_t>(std::random_device{}()) << 32) | std::random_device{}();

@@ -3,8 +3,12 @@
 // waiting or signalling without the monitor, starting a thread twice, joining twice or
 // joining oneself, destroying an object with waiters, waking a thread that is not asleep.
 
+#include <algorithm>
 #include <memory>
 #include <string>
+#include <thread>
+
+#include <spdlog/spdlog.h>
 
 #include "test_support.hpp"
 
@@ -134,6 +138,19 @@ TEST_CASE("joining twice, joining oneself, joining a thread never started", "[co
                h.join();
              }),
              Contains("JoinHandle::join") && Contains("already joined or detached"));
+  CHECK_THAT(usage_error_of([] {
+               auto h = fork(ThreadAttributes{.name = "double-joined"}, [] {});
+               h.join();
+               h.join();
+             }),
+             Contains("called JoinHandle::join on the handle of thread 'double-joined' (id ") &&
+                 Contains("already joined or detached"));
+  CHECK_THAT(usage_error_of([] {
+               auto h = fork(ThreadAttributes{.name = "detached"}, [] {});
+               h.detach();
+               h.detach();
+             }),
+             Contains("JoinHandle::detach on the handle of thread 'detached'"));
   CHECK_THAT(usage_error_of([] { Thread::current().join(); }), Contains("thread 'main' (id 1) tried to join itself"));
   CHECK_THAT(usage_error_of([] {
                Thread t{"idle"};
@@ -229,14 +246,30 @@ TEST_CASE("join<R> with the wrong result type", "[core][misuse]") {
 }
 
 TEST_CASE("bad environment values are refused with the variable's name", "[core][misuse]") {
+  const std::size_t hardware = std::max(1u, std::thread::hardware_concurrency());
   setenv("PRESTO_PROCESSORS", "many", 1);
-  CHECK_THROWS_WITH(Runtime{}, Contains("PRESTO_PROCESSORS='many' is not a positive integer"));
-  setenv("PRESTO_PROCESSORS", "0", 1);
-  CHECK_THROWS_WITH(Runtime{}, Contains("PRESTO_PROCESSORS='0'"));
+  CHECK_THROWS_WITH(Runtime{}, Contains("PRESTO_PROCESSORS='many' is not a non-negative integer"));
+  setenv("PRESTO_PROCESSORS", "0", 1);  // what RuntimeConfig::processors = 0 means
+  CHECK(Runtime{{.processors = 1}}.processors() == hardware);
+  const std::string too_many = std::to_string(kMaxProcessorsPerHardwareThread * hardware + 1);
+  setenv("PRESTO_PROCESSORS", too_many.c_str(), 1);
+  CHECK_THROWS_WITH(Runtime{}, Contains("PRESTO_PROCESSORS = " + too_many + " is more than 64 times"));
   unsetenv("PRESTO_PROCESSORS");
-  setenv("PRESTO_LOG", "chatty", 1);
-  CHECK_THROWS_WITH(Runtime{}, Contains("PRESTO_LOG='chatty'"));
-  unsetenv("PRESTO_LOG");
+  CHECK_THROWS_WITH(Runtime{{.processors = 100'000 * hardware}},
+                    Contains("RuntimeConfig::processors = ") && Contains("hardware threads"));
+  CHECK(resolve_processors(0) == hardware);
+  CHECK(resolve_processors(3) == 3);
+  CHECK_THROWS_WITH(resolve_processors(std::size_t(-1), "--processors"), Contains("--processors = "));
+  for (const char* variable : {"PRESTO_LOG", "PRESTO_LOG_LEVEL"}) {
+    setenv(variable, "chatty", 1);
+    CHECK_THROWS_WITH(Runtime{}, Contains(std::string(variable) + "='chatty'"));
+    unsetenv(variable);
+  }
+  auto logger = std::make_shared<spdlog::logger>("quiet");
+  setenv("PRESTO_LOG_LEVEL", "debug", 1);
+  { Runtime rt{{.processors = 1, .logger = logger}}; }
+  CHECK(logger->level() == spdlog::level::debug);
+  unsetenv("PRESTO_LOG_LEVEL");
   setenv("PRESTO_PROCESSORS", "3", 1);
   setenv("PRESTO_SEED", "12345", 1);
   Runtime rt{{.processors = 1, .seed = 7}};

@@ -553,6 +553,25 @@ TEST_CASE("trace: a scripted run's trace, parsed back", "[instrument]") {
   CHECK(text.find(R"("name":"wait \"quoted\"")") != std::string::npos);
 }
 
+TEST_CASE("trace: thread names that are not valid UTF-8 are replaced, valid ones kept", "[instrument]") {
+  auto rec = scripted_recorder(true);
+  // A stray continuation byte, an overlong '/', a surrogate, a truncated 3-byte sequence at
+  // the end; then valid 2-, 3- and 4-byte characters.
+  const std::string bad = "bad\x80|\xc0\xaf|\xed\xa0\x80|\xe2\x82";
+  const std::string good = "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80";
+  run_instrumented(Config{1, presto::test::PoolKind::fifo}, rec, [&] {
+    fork(ThreadAttributes{.name = bad}, [] { work(1); }).join();
+    fork(ThreadAttributes{.name = good}, [] { work(1); }).join();
+  }, 1);
+  const std::string text = trace_text(*rec);
+  check_trace(text, 1);
+  CHECK(text.find(R"("name":"bad\ufffd|\ufffd\ufffd|\ufffd\ufffd\ufffd|\ufffd\ufffd")") != std::string::npos);
+  CHECK(text.find("\"name\":\"" + good + "\"") != std::string::npos);
+  CHECK(text.find("bad\x80") == std::string::npos);  // no invalid byte written raw
+  CHECK(text.find('\xc0') == std::string::npos);
+  CHECK(text.find('\xed') == std::string::npos);
+}
+
 TEST_CASE("PRESTO_TRACE installs a recorder in a runtime with no prototype of its own", "[instrument]") {
   const std::string path = "instrument_test_trace.json";
   std::remove(path.c_str());

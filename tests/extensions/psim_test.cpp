@@ -335,6 +335,9 @@ TEST_CASE("sending into the past and other misuse raise UsageError naming the LP
   auto& b = seq.add<Sink>("b");
   Link& ab = seq.connect(a, b, 1.0);
   CHECK_THROWS_AS(seq.connect(a, a, 1.0), UsageError);
+  CHECK_THROWS_WITH(seq.connect(b, a, std::nan("")), Catch::Matchers::Contains("lookahead nan on 'b->a'"));
+  CHECK_THROWS_WITH(seq.connect(b, a, -0.5), Catch::Matchers::Contains("lookahead -0.5 on 'b->a'"));
+  CHECK_THROWS_WITH(seq.connect(b, a, HUGE_VAL), Catch::Matchers::Contains("lookahead inf on 'b->a'"));
   CHECK_THROWS_AS(b.send(ab, Message{}, 1.0), UsageError);  // not running
   SequentialSimulator{seq}.run();  // runs initialize() and handle() only: nothing happens
   CHECK_THROWS_AS(SequentialSimulator{seq}.run(), UsageError);  // a simulation runs once

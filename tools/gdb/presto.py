@@ -111,6 +111,18 @@ def _describe_thread(t):
     return "thread '%s' (id %d)" % (name, int(t["id_"]))
 
 
+def _type_name(t):
+    """`presto::Condition` for the type t. A type gdb knows only from the run-time type
+    information (a program built without -g, e.g. a release build) prints as
+    `class presto::Condition`: the keyword is dropped."""
+    t = t.unqualified().strip_typedefs()
+    name = t.name or t.tag or str(t)
+    for keyword in ("class ", "struct "):
+        if name.startswith(keyword):
+            return name[len(keyword):]
+    return name
+
+
 def _describe_object(ptr):
     """`presto::Lock 'table' (0x...), held by thread 'main' (id 2)` for a SynchroObject*
     (the holder for a Lock or Monitor); None for nullptr."""
@@ -120,7 +132,7 @@ def _describe_object(ptr):
         dynamic = ptr.dynamic_type.target()
         obj = ptr.dereference()
         name = _string(obj["name_"]) or "<unnamed>"
-        text = "%s '%s' (0x%x)" % (dynamic.unqualified().strip_typedefs(), name, int(ptr))
+        text = "%s '%s' (0x%x)" % (_type_name(dynamic), name, int(ptr))
         if _derives_from(dynamic, "presto::Lock"):
             lock = ptr.cast(gdb.lookup_type("presto::Lock").pointer()).dereference()
             holder = _integer(lock["word_"]) & ~1  # the holder's address | a waiters bit

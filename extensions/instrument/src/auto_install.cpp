@@ -1,8 +1,10 @@
 // PRESTO_TRACE / PRESTO_PROFILE (with PRESTO_CPU_TIME=1: RecorderOptions::cpu_time): a
 // runtime configurer, registered when the program starts, that gives every runtime without a
 // thread prototype of its own an InstrumentedThread prototype and a Recorder writing the files
-// the variables name when the runtime is destroyed. Meson links this library whole in static
-// builds, so the registration is kept even if the program names nothing of it.
+// the variables name when the runtime is destroyed. It declares that it serves both variables,
+// so the core does not warn that they are ignored. The registration must reach the program:
+// this project links the static library whole, presto-instrument.pc links the shared one with
+// --no-as-needed, and LD_PRELOAD=libpresto-instrument.so brings it to any PRESTO program.
 
 #include <atomic>
 #include <cstdio>
@@ -45,7 +47,7 @@ void configure(RuntimeConfig& config) {
   config.thread_prototype = std::make_unique<InstrumentedThread>(std::make_shared<Recorder>(std::move(options)));
 }
 
-[[maybe_unused]] const bool registered = (add_runtime_configurer(&configure), true);
+[[maybe_unused]] const bool registered = (add_runtime_configurer(&configure, {"PRESTO_TRACE", "PRESTO_PROFILE"}), true);
 
 }  // namespace
 

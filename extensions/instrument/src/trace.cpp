@@ -13,6 +13,35 @@ namespace presto::instrument {
 
 namespace {
 
+// The length of the well-formed UTF-8 sequence `s` starts with (1 for ASCII), or 0 if its
+// first byte starts none (a stray continuation byte, an overlong form, a surrogate, a code
+// point above U+10FFFF, a truncated sequence): Unicode's Table 3-7.
+std::size_t utf8_sequence(std::string_view s) noexcept {
+  const auto b = [&](std::size_t i) { return static_cast<unsigned char>(s[i]); };
+  const unsigned char c = b(0);
+  if (c < 0x80) return 1;
+  std::size_t n = 0;
+  unsigned char lo = 0x80, hi = 0xbf;  // the range of the second byte
+  if (c >= 0xc2 && c <= 0xdf) {
+    n = 2;
+  } else if (c >= 0xe0 && c <= 0xef) {
+    n = 3;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    n = 4;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+  } else {
+    return 0;
+  }
+  if (s.size() < n || b(1) < lo || b(1) > hi) return 0;
+  for (std::size_t i = 2; i < n; ++i) {
+    if (b(i) < 0x80 || b(i) > 0xbf) return 0;
+  }
+  return n;
+}
+
 // Appends JSON text to a buffer flushed to the stream in large writes: a trace has an event per
 // running interval, and formatting through iostreams cost several thousand instructions each.
 class Writer {
@@ -40,9 +69,19 @@ class Writer {
     const char f[4] = {'.', char('0' + frac / 100), char('0' + frac / 10 % 10), char('0' + frac % 10)};
     return raw(std::string_view(f, 4));
   }
+  // A JSON string: quotes, backslashes and control characters escaped; well-formed UTF-8
+  // copied; every byte that does not start a well-formed UTF-8 sequence (thread names are
+  // the program's bytes) replaced by U+FFFD, so the trace is always valid JSON.
   Writer& string(std::string_view s) {
     raw("\"");
-    for (char c : s) {
+    for (std::size_t i = 0; i < s.size();) {
+      const std::size_t n = utf8_sequence(s.substr(i));
+      if (n != 1) {  // a multi-byte character, copied, or a bad byte, replaced
+        raw(n == 0 ? std::string_view("\\ufffd") : s.substr(i, n));
+        i += std::max<std::size_t>(n, 1);
+        continue;
+      }
+      const char c = s[i++];
       switch (c) {
         case '"': raw("\\\""); break;
         case '\\': raw("\\\\"); break;

@@ -101,8 +101,10 @@ Link& Simulation::connect(LogicalProcess& from, LogicalProcess& to, Time lookahe
                      "' to itself; an LP sends to itself with schedule()");
   }
   if (!std::isfinite(lookahead) || lookahead < 0) {
-    throw UsageError("psim::Simulation::connect: negative or infinite lookahead on '" + from.name() + "->" +
-                     to.name() + "'");
+    std::ostringstream os;  // NaN shows as "nan", infinities as "inf" and "-inf"
+    os << "psim::Simulation::connect: lookahead " << lookahead << " on '" << from.name() << "->" << to.name()
+       << "' is not a finite, non-negative time";
+    throw UsageError(os.str());
   }
   links_.push_back(std::make_unique<Link>(from, to, lookahead));
   Link& l = *links_.back();

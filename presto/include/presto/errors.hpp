@@ -10,6 +10,8 @@
 // timer pending, no KeepAlive held) while threads were still blocked. blocked() lists every
 // one of them with the object it waits on; the message says the same in words.
 
+#include <presto/version.hpp>  // first: the C++20 check
+
 #include <cstdint>
 #include <exception>
 #include <stdexcept>

@@ -7,7 +7,9 @@
 //
 // A handle must not outlive the Runtime that made its thread.
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <exception>
 #include <type_traits>
 #include <utility>
@@ -22,7 +24,9 @@ namespace detail {
 void release_handle(Thread& t) noexcept;
 // The same after a join returned: t is terminated, its end published, nobody else touches it.
 void release_joined(Thread& t) noexcept;
-[[noreturn]] void throw_empty_handle(std::uint64_t id, const char* operation);
+// `name`: the thread's name as the handle remembered it (empty: a default-constructed or
+// moved-from handle).
+[[noreturn]] void throw_empty_handle(std::uint64_t id, const char* name, const char* operation);
 }  // namespace detail
 
 template <class R>
@@ -30,12 +34,15 @@ class [[nodiscard]] JoinHandle {
  public:
   JoinHandle() noexcept = default;
   JoinHandle(JoinHandle&& other) noexcept
-      : thread_(std::exchange(other.thread_, nullptr)), id_(other.id_) {}
+      : thread_(std::exchange(other.thread_, nullptr)), id_(other.id_) {
+    std::memcpy(name_, other.name_, sizeof name_);
+  }
   JoinHandle& operator=(JoinHandle&& other) noexcept {
     if (this != &other) {
       reset();
       thread_ = std::exchange(other.thread_, nullptr);
       id_ = other.id_;
+      std::memcpy(name_, other.name_, sizeof name_);
     }
     return *this;
   }
@@ -46,9 +53,10 @@ class [[nodiscard]] JoinHandle {
   // thread it waits until the runtime has run the thread to completion: joining before run()
   // on the very thread that will call run() therefore never returns.
   R join() {
-    if (thread_ == nullptr) detail::throw_empty_handle(id_, "join");
+    if (thread_ == nullptr) detail::throw_empty_handle(id_, name_, "join");
     Thread& t = *thread_;
     t.await_termination();  // may throw UsageError; the handle stays intact then
+    remember_name(t);
     thread_ = nullptr;
     struct Release {
       Thread& t;
@@ -60,7 +68,8 @@ class [[nodiscard]] JoinHandle {
 
   // Lets the thread run on unjoined. UsageError if the handle is empty.
   void detach() {
-    if (thread_ == nullptr) detail::throw_empty_handle(id_, "detach");
+    if (thread_ == nullptr) detail::throw_empty_handle(id_, name_, "detach");
+    remember_name(*thread_);
     reset();
   }
 
@@ -68,7 +77,7 @@ class [[nodiscard]] JoinHandle {
   std::uint64_t id() const noexcept { return id_; }
   // The thread itself (name, state, priority, ...). UsageError if the handle is empty.
   Thread& thread() const {
-    if (thread_ == nullptr) detail::throw_empty_handle(id_, "thread");
+    if (thread_ == nullptr) detail::throw_empty_handle(id_, name_, "thread");
     return *thread_;
   }
 
@@ -80,8 +89,17 @@ class [[nodiscard]] JoinHandle {
     if (thread_ != nullptr) detail::release_handle(*std::exchange(thread_, nullptr));
   }
 
+  // Keeps (the start of) the thread's name for the error of a later use of the emptied
+  // handle, which can no longer ask the thread: joined or detached, it may be reused.
+  void remember_name(const Thread& t) noexcept {
+    const std::size_t n = std::min(t.name().size(), sizeof name_ - 1);
+    std::memcpy(name_, t.name().data(), n);
+    name_[n] = '\0';
+  }
+
   Thread* thread_ = nullptr;
   std::uint64_t id_ = 0;
+  char name_[24] = {};
 };
 
 }  // namespace presto

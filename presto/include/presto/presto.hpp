@@ -2,6 +2,8 @@
 // PRESTO: an open, object-oriented toolkit for parallel programming.
 // Everything in the core, in one include.
 
+#include <presto/version.hpp>  // first: the C++20 check
+
 #include <presto/atomic_int.hpp>
 #include <presto/barrier.hpp>
 #include <presto/condition.hpp>

@@ -12,8 +12,9 @@
 // threads still alive at that point are abandoned (their stacks are discarded without
 // unwinding, as a process exit would). The first thread's own exception also ends the run.
 //
-// Environment (overrides RuntimeConfig): PRESTO_PROCESSORS=n, PRESTO_SEED=n, PRESTO_QUANTUM_US=n,
-// PRESTO_LOG=trace|debug|info|warn|error|off (debug shows every dispatch decision).
+// Environment (overrides RuntimeConfig): PRESTO_PROCESSORS=n (0: one per hardware thread),
+// PRESTO_SEED=n, PRESTO_QUANTUM_US=n, PRESTO_LOG_LEVEL (or PRESTO_LOG)=trace|debug|info|warn|
+// error|critical|off (debug shows every dispatch decision).
 //
 // Lateral replacement: scheduler().replace_pool(), replace_scheduler() and
 // set_thread_prototype() install a new component while threads run and hand the old one back
@@ -23,8 +24,10 @@
 #include <concepts>
 #include <cstddef>
 #include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <type_traits>
 #include <utility>
 
@@ -59,8 +62,17 @@ enum class FreeLists : unsigned char {
   central,
 };
 
+// The number of processors a runtime asked for `requested` gets: `requested` itself, or one
+// per hardware thread when it is 0. That is what 0 means everywhere: RuntimeConfig::processors,
+// PRESTO_PROCESSORS=0 and the apps' --processors 0. More than kMaxProcessorsPerHardwareThread
+// times the hardware threads is a UsageError naming `what` (the setting's name, e.g.
+// "--processors"): so many OS threads would only contend for the cores, and by the hundred
+// thousand they exhaust the system's limits, so the program would seem to hang.
+inline constexpr std::size_t kMaxProcessorsPerHardwareThread = 64;
+std::size_t resolve_processors(std::size_t requested, std::string_view what = "RuntimeConfig::processors");
+
 struct RuntimeConfig {
-  // Processors (OS threads). 0: one per hardware thread.
+  // Processors (OS threads). 0: one per hardware thread (see resolve_processors).
   std::size_t processors = 0;
   // Usable bytes of a thread's stack, unless the thread asks for another size. 64 KiB holds
   // the deepest stack of the test suite and the apps with room to spare, and costs about
@@ -94,7 +106,8 @@ struct RuntimeConfig {
   std::unique_ptr<Processor> processor_prototype{};
   // Seed for seeded policies such as ShufflePool (0: random; the log says which).
   std::uint64_t seed = 0;
-  // Where the runtime logs (nullptr: its own stderr logger, level from PRESTO_LOG or warn).
+  // Where the runtime logs (nullptr: its own stderr logger at level warn). PRESTO_LOG_LEVEL (or
+  // PRESTO_LOG) sets the level of either; in code, set the level of the logger given here.
   std::shared_ptr<spdlog::logger> logger{};
   // Names the runtime in logs and processor thread names.
   std::string name = "presto";
@@ -123,8 +136,14 @@ struct RuntimeConfig {
 // prototype when PRESTO_TRACE or PRESTO_PROFILE is set. A configurer runs on the thread that
 // constructs the Runtime, must not construct a Runtime itself, and should leave settings the
 // program chose alone. Registration is thread-safe; there is no removal.
+//
+// `serves` names the environment variables the configurer acts on, among those that belong to
+// tools rather than to the core: PRESTO_TRACE and PRESTO_PROFILE (presto::instrument's). When
+// a Runtime is constructed while one of them is set but no registered configurer serves it
+// (the tool is not linked into the program), the core warns once per process on stderr that
+// the variable is ignored and how to link or LD_PRELOAD the tool.
 using RuntimeConfigurer = void (*)(RuntimeConfig& config);
-void add_runtime_configurer(RuntimeConfigurer configurer);
+void add_runtime_configurer(RuntimeConfigurer configurer, std::initializer_list<const char*> serves = {});
 
 // While a KeepAlive exists, the runtime does not halt: hold one while an OS thread outside the
 // runtime may still wake presto threads (signal a condition, release a semaphore, ...).

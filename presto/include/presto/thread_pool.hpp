@@ -18,6 +18,8 @@
 // - get(p) may return nullptr while has_work_for(p) is true only transiently.
 // - A pool is installed in one runtime at a time and keeps no static state.
 
+#include <presto/version.hpp>  // first: the C++20 check
+
 #include <cstddef>
 #include <string_view>
 

@@ -9,6 +9,8 @@
 // it holds, has that spinlock released by the next context on the same OS thread), so counting
 // per OS thread counts per running thread.
 
+#include <presto/version.hpp>  // first: the C++20 check
+
 #include <atomic>
 
 namespace presto::detail {

@@ -2,6 +2,8 @@
 // Intrusive links for lists of threads: ThreadQueue (ready pools, wait queues) and the
 // runtime's registry of live threads. A thread has one hook per list it can be on at once.
 
+#include <presto/version.hpp>  // first: the C++20 check
+
 #include <atomic>
 #include <cstddef>
 

@@ -47,6 +47,7 @@
 #include <presto/thread_pool.hpp>
 #include <presto/psim/link.hpp>
 #include <presto/psim/logical_process.hpp>
+#include <presto/psim/random.hpp>  // models draw from psim::Random (docs/guide/psim.md)
 
 namespace presto::psim {
 
