@@ -103,7 +103,7 @@ Thread* LocalQueuePool::get(Processor& p) {
         i = 0;
         if (home == 0) break;
       }
-      if ((t = queues_[i].pop_back()) != nullptr) break;
+      if ((t = order_ == Order::lifo ? queues_[i].pop_back() : queues_[i].pop_front()) != nullptr) break;
     }
   }
   if (placement_ == Placement::shortest) {

@@ -60,9 +60,9 @@ void Processor::park() {
   r.parked.push_back(this);  // capacity reserved for every processor
   r.sleepers.fetch_add(1, std::memory_order_seq_cst);
   r.parked_lock.unlock();
-  // Pairs with the light fence in RuntimeImpl::wake_if_needed() and wake_processor(): either
-  // we see the ready thread here, or its putter sees us parked and wakes us.
-  detail::heavy_fence();
+  // Pairs with the fence in RuntimeImpl::wake_if_needed(): either we see the ready thread
+  // here, or its putter sees us parked and wakes us.
+  detail::full_fence();
   if (!work_available() && !r.recheck.exchange(false, std::memory_order_seq_cst)) {
     detail::QuantumTimer* timer = state_->quantum_timer;  // no preemption signals while parked
     if (timer != nullptr) timer->pause();

@@ -382,10 +382,10 @@ std::vector<BlockedThread> RuntimeImpl::blocked_threads() {
 // --- running ---------------------------------------------------------------------------
 
 void RuntimeImpl::wake_if_needed() noexcept {
-  // Pairs with the heavy fence in Processor::park(): either the parker sees the new thread, or
-  // we see the parker. Every make_ready on two or more processors comes here; a processor
-  // parks only after idle_spin polls, so the parker pays (asymmetric_fence.hpp).
-  light_fence();
+  // Pairs with the fence in Processor::park(): either the parker sees the new thread, or we
+  // see the parker. (An asymmetric pair, membarrier in park, was tried: Figure 3 on two
+  // processors, whose idle processor parks often, got slower.)
+  full_fence();
   if (spinning.load(std::memory_order_relaxed) == 0 && sleepers.load(std::memory_order_relaxed) != 0) wake_one();
 }
 
@@ -406,7 +406,7 @@ void RuntimeImpl::wake_one() noexcept {
 
 void RuntimeImpl::wake_processor(std::size_t index) noexcept {
   if (index >= processors.active()) return;
-  light_fence();  // as in wake_if_needed
+  full_fence();  // as in wake_if_needed
   if (sleepers.load(std::memory_order_relaxed) == 0) return;
   Processor* q = &processors[index];
   bool was_parked = false;
