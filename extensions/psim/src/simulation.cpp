@@ -184,6 +184,10 @@ const std::pair<Link*, Message>* Simulation::deliver_sent(LogicalProcess& lp, Wa
   const std::pair<Link*, Message>* refused = nullptr;
   for (const auto& sent : lp.outbox_) {
     if (sent.first == nullptr) continue;  // to itself: taken in by receive()
+    if (sent.first->to_.stand_in_) [[unlikely]] {  // runs in another process
+      remote_->send(*sent.first, sent.second);
+      continue;
+    }
     std::lock_guard theirs(sent.first->to_.mutex_);
     if (!deliver(*sent.first, sent.second, wakes) && refused == nullptr) [[unlikely]] refused = &sent;
   }
@@ -438,9 +442,15 @@ void Simulation::ended(LogicalProcess& lp, bool failed) {
     open = lp.phase_ != LogicalProcess::Phase::finished;
   }
   std::string unsafe;
+  std::exception_ptr sending;  // a RemotePart's failure to send its last messages
   if (open) {  // its body returned (or threw) without receive() ending it
     if (!failed) {
-      if (const auto* refused = deliver_sent(lp, wakes)) unsafe = unsafe_delivery(*refused->first, refused->second);
+      try {
+        if (const auto* refused = deliver_sent(lp, wakes)) unsafe = unsafe_delivery(*refused->first, refused->second);
+      } catch (...) {
+        sending = std::current_exception();
+        failed = true;
+      }
     }
     lp.outbox_.clear();
     {
@@ -452,6 +462,71 @@ void Simulation::ended(LogicalProcess& lp, bool failed) {
   if (failed || !unsafe.empty()) {  // end the whole simulation: every LP's receive() returns nullopt
     AllLocks all(*this, /*may_wait=*/true);
     fail(std::move(unsafe));
+    restart_all(/*may_wait=*/true, wakes);
+  }
+  wakes.wake_all();
+  if (sending) std::rethrow_exception(sending);  // the LP's failure, which run() rethrows
+}
+
+// --- Distribution (remote_part.hpp) --------------------------------------------------------
+
+void Simulation::check_distributable() const {
+  if (config_.protocol != Protocol::null_messages) {
+    throw UsageError("psim::Simulation::distribute: a distributed simulation runs only Protocol::null_messages (" +
+                     std::string(to_string(config_.protocol)) + " needs one view of every LP)");
+  }
+  for (const auto& l : links_) {
+    if (!(l->lookahead() > 0)) {
+      throw UsageError("psim::Simulation::distribute: link '" + l->name() +
+                       "' has lookahead 0; a distributed simulation needs a positive lookahead on every link");
+    }
+  }
+}
+
+void Simulation::distribute(RemotePart& part, std::vector<bool> owned) {
+  if (claimed_) throw UsageError("psim::Simulation::distribute after the simulation ran");
+  if (owned.size() != processes_.size()) {
+    throw UsageError("psim::Simulation::distribute: " + std::to_string(owned.size()) + " ownership entries for " +
+                     std::to_string(processes_.size()) + " logical processes");
+  }
+  check_distributable();
+  remote_ = &part;
+  for (auto& lp : processes_) {
+    lp->stand_in_ = !owned[lp->index_];
+    if (lp->stand_in_) lp->phase_ = LogicalProcess::Phase::finished;  // never runs here
+  }
+}
+
+bool Simulation::owned(const LogicalProcess& lp) const noexcept { return !lp.stand_in_; }
+
+void Simulation::deliver_remote(Link& link, const Message& message) {
+  WakeList wakes;
+  {
+    std::lock_guard theirs(link.to_.mutex_);
+    deliver(link, message, wakes);
+  }
+  wakes.wake_all();
+}
+
+void Simulation::advance_remote(LogicalProcess& lp, Time bound) {
+  if (!(bound > lp.bound_.load(std::memory_order_relaxed))) return;  // only the part's thread writes it
+  lp.bound_.store(bound, std::memory_order_seq_cst);  // then send_nulls reads waiters_ (see Locking)
+  WakeList wakes;
+  send_nulls(lp, bound, wakes);
+  wakes.wake_all();
+}
+
+Time Simulation::published_bound(const LogicalProcess& lp) const noexcept {
+  // Acquire: the messages the LP sent before it published this bound are in the part already.
+  return lp.bound_.load(std::memory_order_acquire);
+}
+
+void Simulation::stop(std::string why) {
+  WakeList wakes;
+  {
+    AllLocks all(*this, /*may_wait=*/true);
+    if (!done_) stopped_ = std::move(why);
+    done_ = true;
     restart_all(/*may_wait=*/true, wakes);
   }
   wakes.wake_all();
@@ -583,6 +658,7 @@ SimulationStats Simulation::run(std::unique_ptr<SimulationScheduler> scheduler) 
     throw UsageError("psim::Simulation::run: psim scheduler '" + std::string(scheduler->name()) +
                      "' already served a simulation; make a new one");
   }
+  if (remote_ != nullptr) check_distributable();  // links may have been added since distribute()
   claim("psim::Simulation::run");
   earliest_.resize(processes_.size());  // for break_deadlock, which must not allocate
   scheduler->simulation_ = this;
@@ -595,18 +671,20 @@ SimulationStats Simulation::run(std::unique_ptr<SimulationScheduler> scheduler) 
   const auto start = Clock::now();
   const std::uint64_t start_ticks = ticks();
   std::exception_ptr failure;
-  std::size_t started = 0;
+  std::vector<LogicalProcess*> started;  // the owned LPs (all, unless distributed)
+  started.reserve(processes_.size());
   try {
     for (auto& lp : processes_) {
+      if (lp->stand_in_) continue;
       lp->start();
-      ++started;
+      started.push_back(lp.get());
     }
   } catch (...) {
     failure = std::current_exception();
   }
-  for (std::size_t i = 0; i < started; ++i) {
+  for (LogicalProcess* lp : started) {
     try {
-      processes_[i]->join();
+      lp->join();
     } catch (...) {
       if (!failure) failure = std::current_exception();
     }
@@ -620,6 +698,7 @@ SimulationStats Simulation::run(std::unique_ptr<SimulationScheduler> scheduler) 
   }
   if (failure) std::rethrow_exception(failure);
   if (!failure_.empty()) throw SchedulerError(failure_);
+  if (!stopped_.empty()) throw SimulationStopped(stopped_);
 
   SimulationStats s;
   s.seconds = std::chrono::duration<double>(stop - start).count();

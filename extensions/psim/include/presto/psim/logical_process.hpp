@@ -107,6 +107,7 @@ class LogicalProcess : public Thread {
   Simulation* simulation_ = nullptr;
   SequentialSimulator* sequential_ = nullptr;  // set while the SequentialSimulator runs it
   std::uint32_t index_ = 0;
+  bool stand_in_ = false;  // runs in another process (Simulation::distribute)
   std::vector<Link*> inputs_;
   std::vector<Link*> outputs_;
   EventKey key_{};  // of the event being handled; its children's keys exceed it

@@ -39,6 +39,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <stdexcept>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -48,11 +49,19 @@
 #include <presto/psim/link.hpp>
 #include <presto/psim/logical_process.hpp>
 #include <presto/psim/random.hpp>  // models draw from psim::Random (docs/guide/psim.md)
+#include <presto/psim/remote_part.hpp>
 
 namespace presto::psim {
 
 class DeadlockView;
 class SimulationScheduler;
+
+// Simulation::stop ended the run (another process of a distributed simulation failed):
+// Simulation::run throws this, with stop()'s reason as what().
+class SimulationStopped : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
 
 enum class Protocol { deadlock_recovery, null_messages };
 std::string_view to_string(Protocol protocol) noexcept;
@@ -123,6 +132,30 @@ class Simulation {
   LogicalProcess& process(std::size_t index) const { return *processes_.at(index); }
   const std::vector<std::unique_ptr<Link>>& links() const noexcept { return links_; }
 
+  // --- Distributing the model over processes (see remote_part.hpp; extensions/psim_mpi) ------
+
+  // Before run(): this process runs the LPs i with owned[i]; the others are stand-ins whose
+  // messages go to `part` (which must outlive the run). UsageError unless `owned` has one
+  // entry per LP, the protocol is null_messages and every link's lookahead is positive.
+  void distribute(RemotePart& part, std::vector<bool> owned);
+  // Whether this process runs `lp` (true unless distribute() said otherwise).
+  bool owned(const LogicalProcess& lp) const noexcept;
+  // While run() runs, from any presto thread or OS thread (the part's), with no PSIM lock held:
+  // a message `message` on `link`, sent by a stand-in (on its owner's process) to an owned LP.
+  // The caller checked that the link is one from a stand-in to an owned LP and that the
+  // message respects its lookahead.
+  void deliver_remote(Link& link, const Message& message);
+  // Likewise: the stand-in `lp`'s owner published `bound` (only the growth counts), which raises
+  // its links' clocks here and wakes the owned LPs waiting on them.
+  void advance_remote(LogicalProcess& lp, Time bound);
+  // From any thread: the bound an owned LP last published (see remote_part.hpp); kNever once it
+  // has finished.
+  Time published_bound(const LogicalProcess& lp) const noexcept;
+  // While run() runs, from any presto thread or OS thread: ends the simulation at once (every
+  // LP's receive() returns nullopt) and makes run() throw SimulationStopped(why). A later
+  // call, or one after an LP failed, changes nothing.
+  void stop(std::string why);
+
   // --- For SimulationPool and SimulationScheduler -----------------------------------------
 
   enum class Breaking { woke, nothing, busy };
@@ -145,6 +178,7 @@ class Simulation {
   class AllLocks;  // every LP's mutex, in index order
 
   void adopt(std::unique_ptr<LogicalProcess> lp);
+  void check_distributable() const;  // UsageError naming what cannot be distributed
   void claim(const char* by);  // a Simulation runs once
   // With the receiver's mutex held; false (nothing delivered) if check_grants finds `m`
   // earlier than an event its receiver already handled:
@@ -194,6 +228,8 @@ class Simulation {
   std::mutex swap_;  // run()'s install and restore against replace_scheduler
   SimulationScheduler* scheduler_ = nullptr;  // installed while running (guarded by swap_)
   std::string failure_;  // a scheduler's failure (all mutexes)
+  std::string stopped_;  // stop()'s reason (all mutexes)
+  RemotePart* remote_ = nullptr;  // set by distribute()
 
   std::vector<EventKey> earliest_;  // by LP: its earliest pending message (break_deadlock's, under AllLocks)
   bool done_ = false;  // nothing before the end time can happen (or an LP failed); all mutexes
