@@ -361,7 +361,8 @@ def plots(ms, plot_dir):
 # ---------------------------------------------------------------- applications
 
 # The seeds' applications (apps/), each run with --json: (program, what it reproduces, full
-# arguments, --quick arguments; "{procs}" stands for the processor counts 1, 2, 4 ... N).
+# arguments, --quick arguments (None: not run in that kind of run); "{procs}" stands for the
+# processor counts 1, 2, 4 ... N).
 # Their JSON lines carry name, system (the strategy or variant), processors and param like
 # presto_bench's, plus the app's own figures.
 APPS = [
@@ -378,6 +379,17 @@ APPS = [
      "tridiagonal: systems, grain: systems per message)", [], ["--work", "8"]),
     ("presto-mva", "Approximate MVA: time of each approximation and its error vs exact MVA (param: population scale)",
      [], ["--scales", "1,4", "--replications", "4", "--end", "1100"]),
+    # PSIM across MPI ranks (built where MPI is found; launches itself with mpirun per rank
+    # count). ns per event; its JSON carries events/s, the ratio to the sequential simulator run
+    # on rank 0 in the same job, and the per-event costs (docs/guide/psim.md, "Across machines").
+    ("presto-phold-mpi", "PSIM over MPI: PHOLD, 64 LPs, lookahead 1, no work (param: ranks, 1 processor each)",
+     ["--ranks", "1,2,4"], ["--ranks", "1,2", "--lps", "16", "--end", "200", "--repeat", "1"]),
+    ("presto-phold-mpi", "PSIM over MPI: the lookahead knob, lookahead 4 (param: ranks)",
+     ["--ranks", "1,2,4", "--lookahead", "4"], None),
+    ("presto-phold-mpi", "PSIM over MPI: the batching knob, one record per MPI message (param: ranks)",
+     ["--ranks", "2,4", "--batch", "1"], None),
+    ("presto-phold-mpi", "PSIM over MPI: 10 us of work per event (param: ranks)",
+     ["--ranks", "1,2,4", "--work-us", "10", "--end", "100"], None),
 ]
 
 
@@ -410,6 +422,8 @@ def run_apps(args, build_dir, built):
     for program, group, full, quick in APPS:
         exe = os.path.join(build_dir, "apps", program)
         if program not in built and not os.path.exists(exe):
+            continue
+        if (quick if args.quick else full) is None:  # not part of this kind of run
             continue
         cmd = [exe] + [a.replace("{procs}", procs) for a in (quick if args.quick else full)] + ["--json"]
         out = run(cmd, stdout=subprocess.PIPE).stdout

@@ -96,7 +96,7 @@ std::vector<Model> models() {
        [](const Simulation& s, std::size_t i) -> const std::vector<HistoryEntry>& {
          return static_cast<const PholdProcess&>(s.process(i)).history();
        }},
-      {"qnet", 1500, [](Simulation& s) { std::vector<Station*> st; build_queueing_network(s, kNetwork, st); },
+      {"qnet", 400, [](Simulation& s) { std::vector<Station*> st; build_queueing_network(s, kNetwork, st); },
        [](const Simulation& s, std::size_t i) -> const std::vector<HistoryEntry>& {
          return static_cast<const Station&>(s.process(i)).history();
        }},
@@ -179,10 +179,10 @@ std::string check_histories(const Model& model, std::size_t processors, int rank
       if (!seen[i]) return std::string(model.name) + ": no rank reported LP " + std::to_string(i);
     }
     std::printf("rank 0: ok %s: %zu LPs, %llu events identical to the sequential simulator's on %d ranks x %zu "
-                "processors (%llu remote messages, %llu remote null messages)\n",
+                "processors (%llu remote messages, %llu remote null messages, %.2f s)\n",
                 model.name, reference.size(), static_cast<unsigned long long>(events), ranks, processors,
                 static_cast<unsigned long long>(stats.remote_messages()),
-                static_cast<unsigned long long>(stats.remote_bounds()));
+                static_cast<unsigned long long>(stats.remote_bounds()), stats.seconds);
     if (events == 0) return std::string(model.name) + ": no events";
     return "";
   });

@@ -62,14 +62,18 @@ void DistributedSimulation::Exchange::send(const psim::Link& link, const psim::M
   out.records.push_back(r);
 }
 
-void DistributedSimulation::Exchange::start() { thread_ = std::thread([this] { loop(); }); }
+void DistributedSimulation::Exchange::start() {
+  if (out_.size() > 1) thread_ = std::thread([this] { loop(); });
+}
 
 void DistributedSimulation::Exchange::finish(const std::string& failure) {
   if (!failure.empty()) set_failure(failure);
   ending_.store(true, std::memory_order_release);
 }
 
-void DistributedSimulation::Exchange::join() { thread_.join(); }
+void DistributedSimulation::Exchange::join() {
+  if (thread_.joinable()) thread_.join();
+}
 
 void DistributedSimulation::Exchange::set_failure(const std::string& what) {
   std::lock_guard lock(failure_lock_);

@@ -41,7 +41,8 @@ class DistributedSimulation::Exchange final : public psim::RemotePart {
   // RemotePart: from an owned LP's thread (see remote_part.hpp).
   void send(const psim::Link& link, const psim::Message& message) override;
 
-  // From the thread running DistributedSimulation::run:
+  // From the thread running DistributedSimulation::run (on one rank there is nothing to
+  // exchange, and no thread: finish() and join() then do nothing):
   void start();
   // The local run ended; `failure` is its error ("" if none). The last round follows.
   void finish(const std::string& failure);

@@ -60,8 +60,11 @@ struct DistributedConfig {
   std::size_t batch = 4096;
   // The communication thread, finding nothing to do, spins this many rounds (yielding the
   // core) before it sleeps `idle_sleep` per round: latency against a core's worth of polling.
-  std::uint32_t idle_spins = 200;
-  std::chrono::microseconds idle_sleep{20};
+  // Measured with presto-phold-mpi on 2 ranks of a 2-core machine (docs/guide/psim.md):
+  // spinning took the cores the LPs needed (200 spins, 20 us: 3x slower than 0 spins, 5 us).
+  // Where each rank has a core to spare, spinning (e.g. 1000) lowers the latency.
+  std::uint32_t idle_spins = 0;
+  std::chrono::microseconds idle_sleep{5};
 };
 
 // What one rank did (DistributedStats::ranks, gathered on every rank).
