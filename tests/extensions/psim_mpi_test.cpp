@@ -92,15 +92,15 @@ const PholdConfig kPhold{.processes = 16, .population = 2, .lookahead = 0.5, .me
 
 std::vector<Model> models() {
   return {
-      {"phold", 400, [](Simulation& s) { build_phold(s, kPhold); },
+      {"phold", 300, [](Simulation& s) { build_phold(s, kPhold); },
        [](const Simulation& s, std::size_t i) -> const std::vector<HistoryEntry>& {
          return static_cast<const PholdProcess&>(s.process(i)).history();
        }},
-      {"qnet", 400, [](Simulation& s) { std::vector<Station*> st; build_queueing_network(s, kNetwork, st); },
+      {"qnet", 250, [](Simulation& s) { std::vector<Station*> st; build_queueing_network(s, kNetwork, st); },
        [](const Simulation& s, std::size_t i) -> const std::vector<HistoryEntry>& {
          return static_cast<const Station&>(s.process(i)).history();
        }},
-      {"ring", 300, [](Simulation& s) { build_ring(s, 8); },
+      {"ring", 200, [](Simulation& s) { build_ring(s, 8); },
        [](const Simulation& s, std::size_t i) -> const std::vector<HistoryEntry>& {
          return static_cast<const RingNode&>(s.process(i)).history;
        }},
