@@ -146,7 +146,10 @@ double latency_us(int rank, int ranks) {
   return worst;
 }
 
-int run_ranks(const Options& o, int rank, int ranks) {
+int run_ranks(Options o, int rank, int ranks) {
+  // The spin count per event is part of the model (it enters the checksums): rank 0's for all.
+  o.model.work = rank == 0 ? work_iterations(std::chrono::nanoseconds(static_cast<long>(o.work_us * 1000))) : 0;
+  check_mpi(MPI_Bcast(&o.model.work, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
   const double latency = latency_us(rank, ranks);
   std::vector<DistributedStats> runs;
   std::vector<std::uint64_t> sums(o.model.processes), total(o.model.processes);
@@ -236,7 +239,6 @@ int main(int argc, char** argv) {
   o.model.processes = 64;
   try {
     if (!parse(argc, argv, o)) return 2;
-    o.model.work = work_iterations(std::chrono::nanoseconds(static_cast<long>(o.work_us * 1000)));
     if (o.end == 0) o.end = 100000.0 * (o.model.lookahead + o.model.mean) / (o.model.processes * o.model.population);
     if (!o.ranks.empty() && !under_mpirun()) return launch(argc, argv, o);
     Environment mpi{argc, argv};

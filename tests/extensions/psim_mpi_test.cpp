@@ -3,7 +3,8 @@
 //
 //   psim_mpi_test --processors P histories   each model's every LP history, gathered on rank 0,
 //                                            must equal the sequential simulator's (PHOLD, the
-//                                            queueing network, a ring written here)
+//                                            queueing network, a ring written here, and PHOLD
+//                                            wide enough for MPI messages of hundreds of records)
 //   psim_mpi_test --processors P past        an LP sends across ranks below its link's lookahead
 //   psim_mpi_test --processors P mismatch    rank 1 builds a model with one more LP
 //   psim_mpi_test --processors P partition   the partition names a rank that does not exist
@@ -12,6 +13,7 @@
 // Each rank prints "rank R: ok ..." or "rank R: error: <what>" and exits 0 or 1; the script
 // checks the statuses and texts (and that nothing hangs: it runs mpirun under a timeout).
 
+#include <algorithm>
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
@@ -89,10 +91,18 @@ struct Model {
 const QueueingNetworkConfig kNetwork = network();
 const PholdConfig kPhold{.processes = 16, .population = 2, .lookahead = 0.5, .mean = 1.0, .remote = 0.5,
                          .work = 0, .seed = 12345, .record = true};
+// Long lookahead, many LPs: MPI messages of hundreds of records, sent by rendezvous rather than
+// copied at once (the exchange must keep their buffers until MPI_Test says sent).
+const PholdConfig kPholdWide{.processes = 64, .population = 16, .lookahead = 4, .mean = 1.0, .remote = 0.5,
+                             .work = 0, .seed = 777, .record = true};
 
 std::vector<Model> models() {
   return {
       {"phold", 300, [](Simulation& s) { build_phold(s, kPhold); },
+       [](const Simulation& s, std::size_t i) -> const std::vector<HistoryEntry>& {
+         return static_cast<const PholdProcess&>(s.process(i)).history();
+       }},
+      {"phold-wide", 25, [](Simulation& s) { build_phold(s, kPholdWide); },
        [](const Simulation& s, std::size_t i) -> const std::vector<HistoryEntry>& {
          return static_cast<const PholdProcess&>(s.process(i)).history();
        }},
@@ -105,6 +115,12 @@ std::vector<Model> models() {
          return static_cast<const RingNode&>(s.process(i)).history;
        }},
   };
+}
+
+std::uint64_t mpi_messages(const presto::psim_mpi::DistributedStats& s) {
+  std::uint64_t n = 0;
+  for (const auto& r : s.ranks) n += r.mpi_messages;
+  return n;
 }
 
 // Every owned LP's history, flattened: (LP, count, entries...) as doubles.
@@ -179,10 +195,13 @@ std::string check_histories(const Model& model, std::size_t processors, int rank
       if (!seen[i]) return std::string(model.name) + ": no rank reported LP " + std::to_string(i);
     }
     std::printf("rank 0: ok %s: %zu LPs, %llu events identical to the sequential simulator's on %d ranks x %zu "
-                "processors (%llu remote messages, %llu remote null messages, %.2f s)\n",
+                "processors (%llu remote messages, %llu remote null messages, %.1f records per MPI message, %.2f s)\n",
                 model.name, reference.size(), static_cast<unsigned long long>(events), ranks, processors,
                 static_cast<unsigned long long>(stats.remote_messages()),
-                static_cast<unsigned long long>(stats.remote_bounds()), stats.seconds);
+                static_cast<unsigned long long>(stats.remote_bounds()),
+                static_cast<double>(stats.remote_messages() + stats.remote_bounds()) /
+                    static_cast<double>(std::max<std::uint64_t>(1, mpi_messages(stats))),
+                stats.seconds);
     if (events == 0) return std::string(model.name) + ": no events";
     return "";
   });

@@ -45,8 +45,8 @@ def main():
     lines = [l for l in run.stdout.splitlines() if l.startswith("rank ")]
     if case == "histories":
         ok = run.returncode == 0 and sum(": ok" in l and "identical" not in l for l in lines) == n \
-            and sum("identical" in l for l in lines) == 3
-        print("PASS" if ok else f"FAIL: exit {run.returncode}, expected every rank ok and 3 models identical")
+            and sum("identical" in l for l in lines) == 4
+        print("PASS" if ok else f"FAIL: exit {run.returncode}, expected every rank ok and 4 models identical")
         return 0 if ok else 1
     if case == "kill":
         ok = run.returncode != 0 and "rank 1" in out and ("signal 9" in out or "Killed" in out)

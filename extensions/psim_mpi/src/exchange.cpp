@@ -179,10 +179,13 @@ void DistributedSimulation::Exchange::post(int to, const Record* records, std::s
 
 void DistributedSimulation::Exchange::complete_sends() {
   std::size_t kept = 0;
-  for (Flight& f : flights_) {
+  for (std::size_t i = 0; i < flights_.size(); ++i) {
     int done = 0;
-    check_mpi(MPI_Test(&f.request, &done, MPI_STATUS_IGNORE), "MPI_Test");
-    if (done == 0) flights_[kept++] = std::move(f);
+    check_mpi(MPI_Test(&flights_[i].request, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done != 0) continue;
+    // Not a self-move: that would free a buffer MPI is still sending from.
+    if (kept != i) flights_[kept] = std::move(flights_[i]);
+    ++kept;
   }
   flights_.resize(kept);
 }
