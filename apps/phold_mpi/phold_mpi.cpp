@@ -9,6 +9,7 @@
 // ended with the sequential simulator's checksum and the events agree, and prints events/s
 // and the per-event costs: what crossed ranks (events and null messages), MPI messages
 // (batching), blocks, and the one-way MPI latency measured by a ping-pong before the run.
+// The sequential simulator runs first, alone (the other ranks sleep meanwhile).
 
 #include <algorithm>
 #include <chrono>
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <unistd.h>
 #include <vector>
 
@@ -150,6 +152,18 @@ int run_ranks(Options o, int rank, int ranks) {
   // The spin count per event is part of the model (it enters the checksums): rank 0's for all.
   o.model.work = rank == 0 ? work_iterations(std::chrono::nanoseconds(static_cast<long>(o.work_us * 1000))) : 0;
   check_mpi(MPI_Bcast(&o.model.work, 1, MPI_UINT64_T, 0, MPI_COMM_WORLD), "MPI_Bcast");
+  // The baseline first, on rank 0, while the other ranks sleep (a blocking MPI wait would spin
+  // on a core the baseline needs).
+  SimulationStats seq;
+  Simulation reference{{.end_time = o.end}};
+  build_phold(reference, o.model);
+  if (rank == 0) seq = SequentialSimulator{reference}.run();
+  MPI_Request barrier = MPI_REQUEST_NULL;
+  check_mpi(MPI_Ibarrier(MPI_COMM_WORLD, &barrier), "MPI_Ibarrier");
+  for (int done = 0; done == 0;) {
+    check_mpi(MPI_Test(&barrier, &done, MPI_STATUS_IGNORE), "MPI_Test");
+    if (done == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
   const double latency = latency_us(rank, ranks);
   std::vector<DistributedStats> runs;
   std::vector<std::uint64_t> sums(o.model.processes), total(o.model.processes);
@@ -170,9 +184,6 @@ int run_ranks(Options o, int rank, int ranks) {
             "MPI_Reduce");
   int ok = 1;
   if (rank == 0) {
-    Simulation reference{{.end_time = o.end}};
-    build_phold(reference, o.model);
-    const SimulationStats seq = SequentialSimulator{reference}.run();
     for (std::uint32_t lp = 0; lp < o.model.processes; ++lp) {
       if (total[lp] != static_cast<const PholdProcess&>(reference.process(lp)).checksum()) ok = 0;
     }
@@ -185,19 +196,24 @@ int run_ranks(Options o, int rank, int ranks) {
                 "work %.2f us, end %g, batch %zu; MPI one-way latency %.1f us\n",
                 ranks, o.processors, o.model.processes, o.model.population, o.model.lookahead, o.model.mean,
                 o.model.remote, o.work_us, o.end, o.batch, latency);
+    double cpu_all = 0;
+    for (const RankStats& x : s.ranks) cpu_all += x.cpu_seconds;
     std::printf("sequential: %.0f events/s; distributed: %.0f events/s (%.2fx sequential), median of %d runs of "
-                "%.0f events (fastest %.0f, slowest %.0f events/s)\n",
+                "%.0f events (fastest %.0f, slowest %.0f events/s); CPU %.0f ns per event, all ranks (sequential "
+                "%.0f ns wall)\n",
                 seq.events_per_second(), s.events_per_second(), s.events_per_second() / seq.events_per_second(),
-                o.repeat, events, runs.front().events_per_second(), runs.back().events_per_second());
-    std::printf("%4s %5s %9s %10s %10s %10s %10s %10s %9s %9s %9s\n", "rank", "LPs", "events", "ns/event",
-                "remote/ev", "rnulls/ev", "lnulls/ev", "mpi/ev", "rec/mpi", "blocks/ev", "block us");
+                o.repeat, events, runs.front().events_per_second(), runs.back().events_per_second(),
+                cpu_all * 1e9 / events, 1e9 / seq.events_per_second());
+    std::printf("%4s %5s %9s %10s %10s %10s %10s %10s %9s %9s %9s %9s %8s\n", "rank", "LPs", "events",
+                "cpu ns/ev", "remote/ev", "rnulls/ev", "lnulls/ev", "mpi/ev", "rec/mpi", "blocks/ev", "block us",
+                "rounds/ev", "idle %");
     for (std::size_t r = 0; r < s.ranks.size(); ++r) {
       const RankStats& x = s.ranks[r];
       const double ev = std::max<double>(1, static_cast<double>(x.events));
       const double records = static_cast<double>(x.remote_messages + x.remote_bounds);
       std::printf("%4zu %5llu %9llu %10.0f %10.3f %10.3f %10.3f %10.3f %9.1f %9.3f %9.1f %9.3f %8.1f\n", r,
                   static_cast<unsigned long long>(x.lps), static_cast<unsigned long long>(x.events),
-                  x.seconds * 1e9 / ev, static_cast<double>(x.remote_messages) / ev,
+                  x.cpu_seconds * 1e9 / ev, static_cast<double>(x.remote_messages) / ev,
                   static_cast<double>(x.remote_bounds) / ev, static_cast<double>(x.local_null_messages) / ev,
                   static_cast<double>(x.mpi_messages) / ev,
                   x.mpi_messages > 0 ? records / static_cast<double>(x.mpi_messages) : 0.0,
@@ -207,8 +223,9 @@ int run_ranks(Options o, int rank, int ranks) {
     }
     std::printf("%s: every LP %s the sequential simulator's checksum (%llu events)\n", ok ? "OK" : "FAILED",
                 ok ? "reproduced" : "did NOT reproduce", static_cast<unsigned long long>(seq.events));
-    double remote = 0, nulls = 0, mpi = 0, blocks = 0;
+    double remote = 0, nulls = 0, mpi = 0, blocks = 0, cpu = 0;
     for (const RankStats& x : s.ranks) {
+      cpu += x.cpu_seconds;
       remote += static_cast<double>(x.remote_messages);
       nulls += static_cast<double>(x.remote_bounds);
       mpi += static_cast<double>(x.mpi_messages);
@@ -224,7 +241,7 @@ int run_ranks(Options o, int rank, int ranks) {
                    {"vs_sequential", s.events_per_second() / seq.events_per_second()},
                    {"remote_per_event", remote / events}, {"remote_nulls_per_event", nulls / events},
                    {"mpi_messages_per_event", mpi / events}, {"blocks_per_event", blocks / events},
-                   {"latency_us", latency}, {"lookahead", o.model.lookahead},
+                   {"cpu_ns_per_event", cpu * 1e9 / events}, {"latency_us", latency}, {"lookahead", o.model.lookahead},
                    {"batch", static_cast<double>(o.batch)}}},
         o.json);
   }

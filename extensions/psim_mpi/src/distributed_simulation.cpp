@@ -5,6 +5,8 @@
 #include <exception>
 #include <sstream>
 
+#include <sys/resource.h>
+
 #include <presto/errors.hpp>
 #include <presto/runtime.hpp>
 
@@ -42,6 +44,14 @@ struct Setup {
   std::uint64_t links;
   std::uint64_t failed;  // this rank could not set up (its error is reported there)
 };
+
+// CPU time of this process so far (every thread), in seconds.
+double process_cpu_seconds() noexcept {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return static_cast<double>(u.ru_utime.tv_sec + u.ru_stime.tv_sec) +
+         static_cast<double>(u.ru_utime.tv_usec + u.ru_stime.tv_usec) * 1e-6;
+}
 
 }  // namespace
 
@@ -138,6 +148,7 @@ DistributedStats DistributedSimulation::run(std::unique_ptr<ThreadPool> inner) {
 
   // 2. The run: this rank's LPs, with the exchange carrying the rest.
   KeepAlive keep = rt->keep_alive();  // the exchange's thread wakes LPs from outside the runtime
+  const double cpu_start = process_cpu_seconds();
   exchange_->start();
   SimulationStats local;
   try {
@@ -151,6 +162,7 @@ DistributedStats DistributedSimulation::run(std::unique_ptr<ThreadPool> inner) {
     exchange_->finish("an exception of unknown type");
   }
   exchange_->join();
+  const double cpu = process_cpu_seconds() - cpu_start;
   keep.reset();
   if (!exchange_->failure().empty()) throw DistributedError("rank " + std::to_string(rank_) + ": " + exchange_->failure());
   if (!exchange_->remote_failure().empty()) throw DistributedError(exchange_->remote_failure());
@@ -163,6 +175,7 @@ DistributedStats DistributedSimulation::run(std::unique_ptr<ThreadPool> inner) {
   r.blocks = local.blocks;
   r.blocked_seconds = std::chrono::duration<double>(local.blocked_time).count();
   r.seconds = local.seconds;
+  r.cpu_seconds = cpu;
   exchange_->add_counters(r);
   DistributedStats s;
   s.local = std::move(local);

@@ -80,6 +80,8 @@ struct RankStats {
   std::uint64_t blocks = 0;
   double blocked_seconds = 0;         // owned LPs' time asleep in receive(), summed
   double seconds = 0;                 // this rank's wall time of the run
+  double cpu_seconds = 0;             // CPU time of this rank's process over the run (every thread):
+                                      // what the run cost, on a machine shared with other work
 };
 
 struct DistributedStats {
