@@ -74,6 +74,16 @@ std::uint64_t DistributedStats::remote_bounds() const noexcept {
 DistributedSimulation::DistributedSimulation(Simulation& sim, DistributedConfig config, MPI_Comm comm)
     : sim_(sim), config_(std::move(config)) {
   check_mpi(MPI_Comm_dup(comm, &comm_), "MPI_Comm_dup");
+  try {
+    setup();
+  } catch (...) {
+    MPI_Comm_free(&comm_);  // no destructor runs
+    throw;
+  }
+}
+
+void DistributedSimulation::setup() {
+  Simulation& sim = sim_;
   check_mpi(MPI_Comm_set_errhandler(comm_, MPI_ERRORS_RETURN), "MPI_Comm_set_errhandler");
   check_mpi(MPI_Comm_rank(comm_, &rank_), "MPI_Comm_rank");
   check_mpi(MPI_Comm_size(comm_, &ranks_), "MPI_Comm_size");

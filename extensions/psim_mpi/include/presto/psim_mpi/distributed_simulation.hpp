@@ -118,6 +118,7 @@ class DistributedSimulation {
 
  private:
   class Exchange;
+  void setup();  // the constructor's work after duplicating the communicator
 
   Simulation& sim_;
   DistributedConfig config_;
