@@ -148,6 +148,18 @@ double latency_us(int rank, int ranks) {
   return worst;
 }
 
+// Microseconds per MPI_Allreduce of one double over all ranks (the mean of 1,000 after 100):
+// what a windowed (YAWNS) protocol pays at least once per window.
+double allreduce_us() {
+  double value = 1, sum = 0;
+  std::chrono::steady_clock::time_point start;
+  for (int i = 0; i < 1100; ++i) {
+    if (i == 100) start = std::chrono::steady_clock::now();
+    check_mpi(MPI_Allreduce(&value, &sum, 1, MPI_DOUBLE, MPI_MIN, MPI_COMM_WORLD), "MPI_Allreduce");
+  }
+  return std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count() / 1000;
+}
+
 int run_ranks(Options o, int rank, int ranks) {
   // The spin count per event is part of the model (it enters the checksums): rank 0's for all.
   o.model.work = rank == 0 ? work_iterations(std::chrono::nanoseconds(static_cast<long>(o.work_us * 1000))) : 0;
@@ -165,6 +177,7 @@ int run_ranks(Options o, int rank, int ranks) {
     if (done == 0) std::this_thread::sleep_for(std::chrono::milliseconds(1));
   }
   const double latency = latency_us(rank, ranks);
+  const double reduce = allreduce_us();
   std::vector<DistributedStats> runs;
   std::vector<std::uint64_t> sums(o.model.processes), total(o.model.processes);
   presto::Runtime rt{{.processors = o.processors}};
@@ -193,9 +206,9 @@ int run_ranks(Options o, int rank, int ranks) {
     const DistributedStats& s = runs[runs.size() / 2];  // the median run
     const double events = static_cast<double>(s.events());
     std::printf("PHOLD on %d ranks x %zu processors: %u LPs, population %u, lookahead %g, mean %g, remote %g, "
-                "work %.2f us, end %g, batch %zu; MPI one-way latency %.1f us\n",
+                "work %.2f us, end %g, batch %zu; MPI one-way latency %.1f us, MPI_Allreduce %.1f us\n",
                 ranks, o.processors, o.model.processes, o.model.population, o.model.lookahead, o.model.mean,
-                o.model.remote, o.work_us, o.end, o.batch, latency);
+                o.model.remote, o.work_us, o.end, o.batch, latency, reduce);
     double cpu_all = 0;
     for (const RankStats& x : s.ranks) cpu_all += x.cpu_seconds;
     std::printf("sequential: %.0f events/s; distributed: %.0f events/s (%.2fx sequential), median of %d runs of "
@@ -241,7 +254,7 @@ int run_ranks(Options o, int rank, int ranks) {
                    {"vs_sequential", s.events_per_second() / seq.events_per_second()},
                    {"remote_per_event", remote / events}, {"remote_nulls_per_event", nulls / events},
                    {"mpi_messages_per_event", mpi / events}, {"blocks_per_event", blocks / events},
-                   {"cpu_ns_per_event", cpu * 1e9 / events}, {"latency_us", latency}, {"lookahead", o.model.lookahead},
+                   {"cpu_ns_per_event", cpu * 1e9 / events}, {"latency_us", latency}, {"allreduce_us", reduce}, {"lookahead", o.model.lookahead},
                    {"batch", static_cast<double>(o.batch)}}},
         o.json);
   }
