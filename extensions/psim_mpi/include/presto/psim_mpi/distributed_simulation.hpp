@@ -24,7 +24,8 @@
 // (split at DistributedConfig::batch records), and delivers what arrived. Messages and bounds
 // from one rank arrive in the order they were sent (MPI's non-overtaking rule on one tag), so
 // a message never arrives below a clock its sender's bound already raised. docs/guide/psim.md
-// ("Across machines") says why null messages, not windows, and what each costs.
+// ("Across machines") says why null messages, what was measured of the alternative (windows),
+// and what distribution costs.
 //
 // Requirements, checked: Protocol::null_messages and a positive lookahead on every link
 // (UsageError from the constructor); the same model on every rank (run() exchanges a hash
