@@ -30,6 +30,8 @@ Allocator::Allocator(std::string name, const std::vector<Workload>& workloads, A
     c.average = std::max(1, static_cast<int>(std::lround(c.elapsed[1] / c.elapsed.back())));
     curves_.push_back(std::move(c));
   }
+  measures_.class_jobs.assign(workloads_.size(), 0);
+  measures_.class_response.assign(workloads_.size(), 0);
 }
 
 Measures Allocator::measures() const {
@@ -111,6 +113,9 @@ void Allocator::completed(int x) {
     ++measures_.jobs;
     measures_.response += response;
     measures_.processors += js.held_time / response;
+    const std::size_t w = workload_of(id);
+    ++measures_.class_jobs[w];
+    measures_.class_response[w] += response;
   }
   std::vector<int> freed;
   for (int y = 0; y < config_.processors; ++y) {

@@ -45,6 +45,8 @@ struct Measures {
   std::uint64_t grants = 0;   // processors given to jobs, all jobs (each costs O)
   std::uint64_t arrived = 0;  // all jobs
   std::uint64_t left = 0;     // jobs still in the system at the end
+  std::vector<std::uint64_t> class_jobs;  // jobs and response sums by class (workload index)
+  std::vector<double> class_response;
   double mean_response() const noexcept { return jobs ? response / static_cast<double>(jobs) : 0; }
   double mean_processors() const noexcept { return jobs ? processors / static_cast<double>(jobs) : 0; }
   bool operator==(const Measures&) const = default;

@@ -45,6 +45,7 @@ class RoundRobin final : public Allocator {
   double speedup(int job, int p);
   std::size_t position(std::uint64_t slot_id) const;  // slots_.size() if gone
   void begin(std::uint64_t slot_id);                  // its quantum starts now
+  void fill();  // idle processors to the running slot's jobs, then the next slot's (steps 4, 6)
 
   std::vector<Slot> slots_;
   std::uint64_t slot_ids_ = 0;

@@ -220,6 +220,14 @@ int main(int argc, char** argv) {
                       to_string(policy), load, overhead, m.mean_response(), m.mean_processors(),
                       static_cast<unsigned long long>(m.jobs), static_cast<unsigned long long>(m.left),
                       static_cast<unsigned long long>(seq.events), seq_s, psim.c_str());
+          if (name == "mixed") {  // Table 2's right half: each class's mean response
+            std::printf("%-11s", "  by class:");
+            for (std::size_t k = 0; k < c.workloads.size(); ++k) {
+              std::printf(" %s %.2f", c.workloads[k].c_str(),
+                          m.class_jobs[k] ? m.class_response[k] / static_cast<double>(m.class_jobs[k]) : 0.0);
+            }
+            std::printf("\n");
+          }
           if (o.json) {
             std::printf("{\"name\": \"procsched\", \"workload\": \"%s\", \"policy\": \"%s\", \"load\": %g, \"overhead\": %g, "
                         "\"response\": %.6g, \"processors_per_job\": %.4g, \"jobs\": %llu, \"left\": %llu, "

@@ -21,8 +21,10 @@
 // quantum is O + the quantum length (the switch, then the work); at a quantum's end only the
 // processors whose job changes are preempted and pay O (a processor that stays with its job
 // keeps running, so one slot alone runs without switches); a preempted task resumes first,
-// on any of its job's processors; processors freed by a job that completes stay idle until the
-// quantum ends unless step 4 uses them.
+// on any of its job's processors; processors left unused in the running slot (freed by a job
+// that completes, or never taken) go, as steps 4 and 6 say of unused processors, to the running
+// slot's jobs short of their allocation (arrivals that found none idle), then to the next
+// slot's, largest allocation first, while the quantum has more than O left.
 
 #include "policies.hpp"
 
@@ -82,11 +84,22 @@ void RoundRobin::arrived(int id) {
   }
   slots_[into].jobs.push_back(id);
   js.slot = static_cast<int>(slots_[into].id);
-  // Step 4: it joins the running slot's idle processors if the quantum has time left for it.
-  if (slots_[into].id == running_ && quantum_end_ - now() > config().overhead) {
-    for (int k = 0; k < js.allocation; ++k) {
+  fill();  // step 4
+}
+
+void RoundRobin::fill() {
+  if (running_ == 0 || quantum_end_ - now() <= config().overhead) return;
+  const std::size_t at = position(running_);
+  std::vector<int> takers = slots_[at].jobs;  // the running slot's jobs, then (step 6) the next slot's
+  if (slots_.size() > 1) {
+    std::vector<int> lend = slots_[(at + 1) % slots_.size()].jobs;
+    std::stable_sort(lend.begin(), lend.end(), [this](int a, int b) { return job(a).allocation > job(b).allocation; });
+    takers.insert(takers.end(), lend.begin(), lend.end());
+  }
+  for (int id : takers) {
+    while (job(id).held < job(id).allocation) {
       const int x = first_idle();
-      if (x < 0) break;
+      if (x < 0) return;
       give(x, id);
     }
   }
@@ -103,6 +116,7 @@ void RoundRobin::job_done(int id, const std::vector<int>&) {
   const std::size_t at = position(static_cast<std::uint64_t>(job(id).slot));
   std::erase(slots_[at].jobs, id);
   completions_ = true;
+  fill();
   if (active().empty()) {  // nothing left: the rotation stops until the next arrival
     slots_.clear();
     running_ = 0;
