@@ -3,6 +3,7 @@
 #include <stdexcept>
 
 #include <presto/presto.hpp>
+#include <presto/shuffle_pool.hpp>
 #include <presto/psim/sequential_simulator.hpp>
 
 #include "arrivals.hpp"
@@ -40,7 +41,7 @@ Allocator& add_allocator(Simulation& sim, Policy policy, const std::vector<Workl
 
 }  // namespace
 
-ModelResult run_model(const ModelConfig& c, std::size_t psim_processors, Protocol protocol) {
+ModelResult run_model(const ModelConfig& c, std::size_t psim_processors, Protocol protocol, std::uint64_t shuffle) {
   c.check();
   std::vector<Workload> workloads;
   double work = 0;
@@ -79,7 +80,11 @@ ModelResult run_model(const ModelConfig& c, std::size_t psim_processors, Protoco
     return build_and_run(Protocol::deadlock_recovery, [](Simulation& sim) { return SequentialSimulator{sim}.run(); });
   }
   presto::Runtime rt{{.processors = psim_processors}};
-  return rt.run([&] { return build_and_run(protocol, [](Simulation& sim) { return sim.run(); }); });
+  return rt.run([&] {
+    return build_and_run(protocol, [shuffle](Simulation& sim) {
+      return sim.run(shuffle != 0 ? std::make_unique<presto::ShufflePool>(shuffle) : nullptr);
+    });
+  });
 }
 
 }  // namespace procsched

@@ -39,8 +39,10 @@ struct ModelResult {
 };
 
 // Runs the model in the SequentialSimulator (`psim_processors` 0) or in PSIM, in a presto
-// Runtime of that many processors, under `protocol`.
+// Runtime of that many processors, under `protocol`, PSIM's scheduler over a ShufflePool seeded
+// with `shuffle` (random interleavings, for tests) or, for 0, over its default pool.
 ModelResult run_model(const ModelConfig& config, std::size_t psim_processors,
-                      presto::psim::Protocol protocol = presto::psim::Protocol::deadlock_recovery);
+                      presto::psim::Protocol protocol = presto::psim::Protocol::deadlock_recovery,
+                      std::uint64_t shuffle = 0);
 
 }  // namespace procsched
