@@ -509,31 +509,24 @@ def procsched_plots(ms, plot_dir):
     made = []
     stable = [m for m in ms if not procsched_unstable(m)]
     slug = lambda w: w.lower().replace("(", "").replace(")", "").replace(",", "_")
-    for w in dict.fromkeys(m["workload"] for m in ms):
+    def chart(w, x, fixed, values, what, name, caption):
+        """One curve per policy and value of `fixed` (solid, then dashed) against `x`."""
         series = []
         for pol, color in PROCSCHED_POLICIES.items():
-            for load, dashed in ((0.5, False), (0.75, True)):
-                s = [(m["overhead"], m["response"]) for m in stable
-                     if (m["workload"], m["policy"], m["load"]) == (w, pol, load)]
-                if s:
-                    series.append((f"{pol}, U = {load:g}", color, s, dashed))
-        name = f"procsched_{slug(w)}_overhead.svg"
-        if svg_chart(os.path.join(plot_dir, name), f"{w}: mean response time against O (P = 20)",
-                     "reallocation overhead O (task times)", "mean response time", series):
-            made.append((name, f"{w}: mean response time against the overhead O at 50% (solid) and 75% (dashed) "
-                         "load; unstable points left out."))
-        series = []
-        for pol, color in PROCSCHED_POLICIES.items():
-            for o, dashed in ((0.25, False), (1.0, True)):
-                s = [(m["load"], m["response"]) for m in stable
-                     if (m["workload"], m["policy"], m["overhead"]) == (w, pol, o)]
+            for v, dashed in zip(values, (False, True)):
+                s = [(m[x], m["response"]) for m in stable if (m["workload"], m["policy"], m[fixed]) == (w, pol, v)]
                 if len(s) > 1:
-                    series.append((f"{pol}, O = {o:g}", color, s, dashed))
-        name = f"procsched_{slug(w)}_load.svg"
-        if svg_chart(os.path.join(plot_dir, name), f"{w}: mean response time against load (P = 20)",
-                     "load U", "mean response time", series):
-            made.append((name, f"{w}: mean response time against load at O = 0.25 (solid) and O = 1 (dashed); "
-                         "unstable points left out."))
+                    series.append((f"{pol}, {'U' if fixed == 'load' else 'O'} = {v:g}", color, s, dashed))
+        if svg_chart(os.path.join(plot_dir, name), f"{w}: mean response time against {what} (P = 20)",
+                     {"overhead": "reallocation overhead O (task times)", "load": "load U"}[x], "mean response time",
+                     series):
+            made.append((name, f"{w}: mean response time against {what}, {caption}; unstable points left out."))
+
+    for w in dict.fromkeys(m["workload"] for m in ms):
+        chart(w, "overhead", "load", (0.5, 0.75), "O", f"procsched_{slug(w)}_overhead.svg",
+              "at 50% (solid) and 75% (dashed) load")
+        chart(w, "load", "overhead", (0.25, 1.0), "load", f"procsched_{slug(w)}_load.svg",
+              "at O = 0.25 (solid) and O = 1 (dashed)")
     return made
 
 
