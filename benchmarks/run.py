@@ -510,17 +510,22 @@ def procsched_plots(ms, plot_dir):
     stable = [m for m in ms if not procsched_unstable(m)]
     slug = lambda w: w.lower().replace("(", "").replace(")", "").replace(",", "_")
     def chart(w, x, fixed, values, what, name, caption):
-        """One curve per policy and value of `fixed` (solid, then dashed) against `x`."""
+        """One curve per policy and value of `fixed` (solid, then dashed) against `x`; points
+        beyond three times RTC's worst are off the scale."""
+        pick = lambda pol, v: [(m[x], m["response"]) for m in stable
+                               if (m["workload"], m["policy"], m[fixed]) == (w, pol, v)]
+        cap = 3 * max([y for v in values for _, y in pick("RTC", v)] or [math.inf])
         series = []
         for pol, color in PROCSCHED_POLICIES.items():
             for v, dashed in zip(values, (False, True)):
-                s = [(m[x], m["response"]) for m in stable if (m["workload"], m["policy"], m[fixed]) == (w, pol, v)]
+                s = [(px, y) for px, y in pick(pol, v) if y <= cap]
                 if len(s) > 1:
                     series.append((f"{pol}, {'U' if fixed == 'load' else 'O'} = {v:g}", color, s, dashed))
         if svg_chart(os.path.join(plot_dir, name), f"{w}: mean response time against {what} (P = 20)",
                      {"overhead": "reallocation overhead O (task times)", "load": "load U"}[x], "mean response time",
                      series):
-            made.append((name, f"{w}: mean response time against {what}, {caption}; unstable points left out."))
+            made.append((name, f"{w}: mean response time against {what}, {caption}; unstable points and points "
+                         "beyond three times RTC's worst left out."))
 
     for w in dict.fromkeys(m["workload"] for m in ms):
         chart(w, "overhead", "load", (0.5, 0.75), "O", f"procsched_{slug(w)}_overhead.svg",

@@ -49,10 +49,10 @@ struct Measures {
   std::vector<double> class_response;
   double mean_response() const noexcept { return jobs ? response / static_cast<double>(jobs) : 0; }
   double mean_processors() const noexcept { return jobs ? processors / static_cast<double>(jobs) : 0; }
-  // The queue grew without bound: more jobs left at `end` than ten plus four times the mean
-  // number in the system a stable run would have (Little: arrival rate x mean response).
-  bool unstable(double end) const noexcept {
-    return static_cast<double>(left) > 10 + 4 * (static_cast<double>(arrived) / end) * mean_response();
+  // The queue grew without bound: more than 10 jobs, and more than 5% of those that arrived
+  // after the warm-up, still in the system at the end.
+  bool unstable() const noexcept {
+    return static_cast<double>(left) > 10 + 0.05 * static_cast<double>(jobs + left);
   }
   bool operator==(const Measures&) const = default;
 };
