@@ -7,9 +7,9 @@
 // The mechanics shared by every policy live here: giving a processor to a job costs the
 // reallocation overhead O (the processor reaches the job O later; releasing is free), a job's
 // processors take its ready tasks first in, first out, and the statistics. A policy is a
-// subclass that answers the hooks below (see rtc.cpp, round_robin.cpp, dynamic.cpp for the
-// paper's rules, quoted there). The hooks run on the allocator's own thread while it handles
-// one event; they call give/release/start/preempt.
+// subclass that answers the hooks below (see run_to_completion.cpp, round_robin.cpp and
+// dynamic.cpp for the paper's rules, quoted there). The hooks run on the allocator's own
+// thread while it handles one event; they call give/release/start/preempt.
 //
 // Processor states: idle (nobody's), switching (given to a job, arriving after O), spinning
 // (the job's, without a task), busy (running a task), preempting (asked to stop; it moves on
@@ -17,7 +17,6 @@
 
 #include <cstdint>
 #include <deque>
-#include <memory>
 #include <string>
 #include <vector>
 
@@ -84,7 +83,7 @@ class Allocator : public presto::psim::LogicalProcess {
     std::uint64_t asked = 0;  // Dynamic: when its outstanding request was made (FCFS); 0: none
   };
 
-  // Hooks (see rtc.cpp, round_robin.cpp, dynamic.cpp).
+  // Hooks (see run_to_completion.cpp, round_robin.cpp, dynamic.cpp).
   virtual void arrived(int job) = 0;
   // Processor x reached its job (now spinning there).
   virtual void available(int x) = 0;

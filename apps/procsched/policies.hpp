@@ -1,6 +1,6 @@
 #pragma once
-// The paper's three policies as Allocator subclasses (rules quoted in rtc.cpp, round_robin.cpp
-// and dynamic.cpp).
+// The paper's three policies as Allocator subclasses (rules quoted in run_to_completion.cpp,
+// round_robin.cpp and dynamic.cpp).
 
 #include <cstdint>
 #include <deque>

@@ -5,9 +5,10 @@
 // graphs in workload.hpp) arrive as a Poisson stream at a P = 20 processor machine; task times
 // are Uniform(0.95, 1.05); giving a processor to a job costs O. Three allocation policies:
 // Run-To-Completion, Round-Robin co-scheduling and Dynamic (the paper's rules, quoted in
-// rtc.cpp, round_robin.cpp and dynamic.cpp). For each workload, policy, load U and overhead O
-// the app prints the mean response time of the jobs arriving after the warm-up (15,500 time
-// units with the first 500 discarded, as in the paper) and the mean processors per job.
+// run_to_completion.cpp, round_robin.cpp and dynamic.cpp). For each workload, policy, load U
+// and overhead O the app prints the mean response time of the jobs arriving after the warm-up
+// (15,500 time units with the first 500 discarded, as in the paper) and the mean processors
+// per job.
 //
 // Checked (exit status 1 otherwise): first, the task graphs reproduce the paper's Table 1
 // (minimum, maximum and average parallelism, total work, minimum elapsed time), both as
@@ -52,7 +53,7 @@ constexpr const char* usage =
     "at equal rates in one run). Policies: rtc (Run-To-Completion), rr (Round-Robin co-scheduling,\n"
     "quantum 39 O, at least Q = 1), dynamic (default: all three). Loads U = lambda x work / P\n"
     "(default 0.5); overheads O (default 0,0.25,0.5,1,2); a machine of P = 20 processors; each run\n"
-    "until T = 15500 after a warm-up of 500; task times mean x Uniform(1 - S, 1 + S), S = 0.05.\n"
+    "until T = 15500, the first 500 a warm-up; task times mean x Uniform(1 - S, 1 + S), S = 0.05.\n"
     "Prints the Table 1 check, then mean response time and processors per job for each point.\n"
     "Each point is run by the sequential simulator and by PSIM on each --processors count (default\n"
     "2; 0: one per hardware thread), which must agree exactly; --shuffle SEED runs PSIM over a\n"

@@ -21,6 +21,7 @@
 #include <cstdint>
 #include <deque>
 #include <string>
+#include <utility>
 #include <vector>
 
 namespace procsched {
@@ -58,7 +59,8 @@ class Workload {
   Profile alone(int processors) const;
 
  private:
-  Workload(std::string name, Shape shape, int width, int cycles) : name_(std::move(name)), shape_(shape), width_(width), cycles_(cycles) {}
+  Workload(std::string name, Shape shape, int width, int cycles)
+      : name_(std::move(name)), shape_(shape), width_(width), cycles_(cycles) {}
   std::string name_;
   Shape shape_;
   int width_;
