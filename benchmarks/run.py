@@ -405,7 +405,7 @@ def processor_counts(n):
 def build_apps(build_dir):
     """Builds the apps APPS names; returns those that exist (apps may be disabled: -Dapps=false)."""
     built = []
-    for program in sorted({a[0] for a in APPS}):
+    for program in sorted({a[0] for a in APPS} | {"presto-procsched"}):
         target = os.path.join("apps", program)
         if subprocess.run(["ninja", "-C", build_dir, target], stdout=subprocess.DEVNULL,
                           stderr=subprocess.DEVNULL).returncode == 0:
@@ -463,6 +463,92 @@ def apps_table(ms):
     return "\n".join(parts)
 
 
+# ---------------------------------------------------------------- Zahorjan and McCann (PSIM model)
+
+PROCSCHED_WORKLOADS = ["MVA(2,2)", "FJ(3)", "VFJ(3)", "MVA(10,10)", "FJ(11)", "VFJ(11)", "mixed"]
+PROCSCHED_POLICIES = {"RTC": "#1f77b4", "Round-Robin": "#2ca02c", "Dynamic": "#d62728"}
+
+
+def run_procsched(args, build_dir, out_dir):
+    """Runs presto-procsched's sweep (every point simulated sequentially and by PSIM on 2
+    processors, which must agree: a mismatch fails the run); returns its JSON records, or []
+    when the app is not built."""
+    exe = os.path.join(build_dir, "apps", "presto-procsched")
+    if not os.path.exists(exe):
+        log("apps/presto-procsched not built (apps disabled?): the processor-scheduling study is skipped")
+        return []
+    if args.quick:
+        sweep = ["--workloads", "MVA(2,2),FJ(11)", "--loads", "0.5", "--overheads", "0,1", "--end", "1100",
+                 "--warmup", "100"]
+    else:
+        sweep = ["--workloads", ",".join(PROCSCHED_WORKLOADS), "--loads", "0.25,0.5,0.75",
+                 "--overheads", "0,0.25,0.5,0.75,1,1.5,2"]
+    out = run([exe, *sweep, "--processors", "2", "--json"], stdout=subprocess.PIPE).stdout
+    ms = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+    with open(os.path.join(out_dir, "procsched.jsonl"), "w") as f:
+        f.write("".join(json.dumps(m) + "\n" for m in ms))
+    return ms
+
+
+def procsched_unstable(m):
+    """A point whose queue grew without bound (presto-procsched's verdict)."""
+    return m["unstable"]
+
+
+def procsched_table(ms):
+    """Per load: mean response time for each workload and policy against O († = unstable)."""
+    parts = []
+    overheads = sorted({m["overhead"] for m in ms})
+    for load in sorted({m["load"] for m in ms}):
+        parts += [f"#### U = {load:g}: mean response time (time units; † = unstable: the queue kept growing)", "",
+                  "| workload | policy | " + " | ".join(f"O = {o:g}" for o in overheads) + " |",
+                  "|---|---|" + "---:|" * len(overheads)]
+        for w in dict.fromkeys(m["workload"] for m in ms):
+            for pol in PROCSCHED_POLICIES:
+                cells = []
+                for o in overheads:
+                    m = next((m for m in ms if (m["workload"], m["policy"], m["load"], m["overhead"]) == (w, pol, load, o)),
+                             None)
+                    cells.append("" if m is None else f"{m['response']:.2f}" + ("†" if procsched_unstable(m) else ""))
+                if any(cells):
+                    parts.append(f"| {w} | {pol} | " + " | ".join(cells) + " |")
+        parts.append("")
+    return "\n".join(parts)
+
+
+def procsched_plots(ms, plot_dir):
+    """Response time against O at each load (the paper's Figures 3 to 5) and against load at
+    O = 0.25 and 1; unstable points are left out. Returns [(file name, caption)]."""
+    os.makedirs(plot_dir, exist_ok=True)
+    made = []
+    stable = [m for m in ms if not procsched_unstable(m)]
+    slug = lambda w: w.lower().replace("(", "").replace(")", "").replace(",", "_")
+    def chart(w, x, fixed, values, what, name, caption):
+        """One curve per policy and value of `fixed` (solid, then dashed) against `x`; points
+        beyond three times RTC's worst are off the scale."""
+        pick = lambda pol, v: [(m[x], m["response"]) for m in stable
+                               if (m["workload"], m["policy"], m[fixed]) == (w, pol, v)]
+        cap = 3 * max([y for v in values for _, y in pick("RTC", v)] or [math.inf])
+        series = []
+        for pol, color in PROCSCHED_POLICIES.items():
+            for v, dashed in zip(values, (False, True)):
+                s = [(px, y) for px, y in pick(pol, v) if y <= cap]
+                if len(s) > 1:
+                    series.append((f"{pol}, {'U' if fixed == 'load' else 'O'} = {v:g}", color, s, dashed))
+        if svg_chart(os.path.join(plot_dir, name), f"{w}: mean response time against {what} (P = 20)",
+                     {"overhead": "reallocation overhead O (task times)", "load": "load U"}[x], "mean response time",
+                     series):
+            made.append((name, f"{w}: mean response time against {what}, {caption}; unstable points and points "
+                         "beyond three times RTC's worst left out."))
+
+    for w in dict.fromkeys(m["workload"] for m in ms):
+        chart(w, "overhead", "load", (0.5, 0.75), "O", f"procsched_{slug(w)}_overhead.svg",
+              "at 50% (solid) and 75% (dashed) load")
+        chart(w, "load", "overhead", (0.25, 1.0), "load", f"procsched_{slug(w)}_load.svg",
+              "at O = 0.25 (solid) and O = 1 (dashed)")
+    return made
+
+
 # ---------------------------------------------------------------- docs
 
 def machine():
@@ -485,7 +571,7 @@ def machine():
     return f"{cpu}, {os.cpu_count()} hardware threads{mem}, Linux {platform.release()}"
 
 
-def report(ms, ratios, made, plot_rel, quick, note, app_ms=()):
+def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=()):
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts = [f"Measured {when} on {machine()}" + (" (--quick: reduced counts)" if quick else "") + "."
              + (f" {note}" if note else ""), "",
@@ -497,6 +583,9 @@ def report(ms, ratios, made, plot_rel, quick, note, app_ms=()):
     if app_ms:
         parts += ["### Applications (the seeds' measured programs; time ± spread; speed-ups honest / relative)", "",
                   apps_table(app_ms)]
+    if procsched_ms:
+        parts += ["### Processor scheduling (Zahorjan and McCann, simulated with PSIM; see docs/guide/zahorjan-mccann.md)",
+                  "", procsched_table(procsched_ms)]
     return "\n".join(parts)
 
 
@@ -521,29 +610,43 @@ def main():
     ap.add_argument("--processors", type=int, default=os.cpu_count(), help="curves run on 1..N processors")
     ap.add_argument("--no-build", action="store_true", help="do not run ninja first")
     ap.add_argument("--note", default="", help="a remark printed under the date (e.g. how quiet the machine was)")
+    ap.add_argument("--only-procsched", action="store_true", help="run only the processor-scheduling study "
+                    "(presto-procsched): procsched.jsonl and procsched.md in the results directory, plots in "
+                    "docs/benchmarks/ (with --quick: in the results directory); docs/benchmarks.md left alone")
     args = ap.parse_args()
     build_dir = os.path.abspath(args.build_dir)
     out_dir = args.out or (os.path.join(build_dir, "benchmarks", "quick-results") if args.quick
                            else os.path.join(ROOT, "benchmarks", "results"))
     os.makedirs(out_dir, exist_ok=True)
+    if args.only_procsched:
+        if not args.no_build:
+            run(["ninja", "-C", build_dir, "apps/presto-procsched"], stdout=sys.stderr)
+        procsched_ms = run_procsched(args, build_dir, out_dir)
+        plot_dir = os.path.join(out_dir, "plots") if args.quick else os.path.join(ROOT, "docs", "benchmarks")
+        made = procsched_plots(procsched_ms, plot_dir)
+        with open(os.path.join(out_dir, "procsched.md"), "w") as f:
+            f.write(procsched_table(procsched_ms) + "\n")
+        log(f"results in {os.path.relpath(out_dir, ROOT)}; {len(made)} plots in {os.path.relpath(plot_dir, ROOT)}")
+        return
     built = []
     if not args.no_build:
         build_suite(build_dir)
         built = build_apps(build_dir)
     ms, ratios = run_suite(args, build_dir, out_dir)
     app_ms = run_apps(args, build_dir, built)
+    procsched_ms = run_procsched(args, build_dir, out_dir)
     with open(os.path.join(out_dir, "results.jsonl"), "a") as f:
         for rec in app_ms:
             f.write(json.dumps(rec) + "\n")
     spin_ms, spin_notes = run_spinlocks(args, build_dir, out_dir)
     full = not args.quick and args.out is None
     plot_dir = os.path.join(ROOT, "docs", "benchmarks") if full else os.path.join(out_dir, "plots")
-    made = plots(ms, plot_dir) + spinlock_plots(spin_ms, plot_dir)
+    made = plots(ms, plot_dir) + spinlock_plots(spin_ms, plot_dir) + procsched_plots(procsched_ms, plot_dir)
     if spin_notes:
         args.note = (args.note + " " if args.note else "") + "Spinning and blocking: " + "; ".join(
             n for n in spin_notes if "prediction" in n) + "."
     plot_rel = "benchmarks" if full else "plots"
-    section = report(ms, ratios, made, plot_rel, args.quick, args.note, app_ms)
+    section = report(ms, ratios, made, plot_rel, args.quick, args.note, app_ms, procsched_ms)
     with open(os.path.join(out_dir, "table.md"), "w") as f:
         f.write(section + "\n")
     if full:
