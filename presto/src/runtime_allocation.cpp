@@ -1,6 +1,7 @@
 #include "runtime_allocation.hpp"
 
 #include <dirent.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -177,7 +178,12 @@ std::size_t RuntimeAllocation::others_running() {
   return all > mine ? all - mine : 0;
 }
 
-std::size_t RuntimeAllocation::hardware_processors() { return std::max(1u, std::thread::hardware_concurrency()); }
+std::size_t RuntimeAllocation::hardware_processors() {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  if (sched_getaffinity(0, sizeof set, &set) == 0) return std::max(1, CPU_COUNT(&set));  // taskset is obeyed
+  return std::max(1u, std::thread::hardware_concurrency());
+}
 
 std::unique_ptr<AllocationPolicy> RuntimeAllocation::from_environment() {
   const char* v = std::getenv("PRESTO_ALLOCATION");

@@ -42,7 +42,7 @@ class AllocationEnvironment {
   // queue (/proc/loadavg's running count) less this process's own running threads. Costs a
   // few /proc reads (tens of microseconds): rate-limit it.
   virtual std::size_t others_running() = 0;
-  // The machine's hardware threads (std::thread::hardware_concurrency, at least 1).
+  // The hardware threads this process may run on (its CPU affinity mask: taskset is obeyed).
   virtual std::size_t hardware_processors() = 0;
 };
 
