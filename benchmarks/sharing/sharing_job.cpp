@@ -65,12 +65,15 @@ int main(int argc, char** argv) {
   std::string schedule = "static";
   std::string label;
   bool serial = false;
+  std::size_t idle_spin = presto::RuntimeConfig{}.idle_spin;
   presto::apps::CommandLine cl(
       "usage: %s [--processors P] [--regions R] [--indices N] [--grain G] [--policy fixed|asat|load|hybrid]\n"
       "          [--schedule static|guided] [--serial] [--label TEXT]\n"
       "One job of the machine-sharing experiment: R parallel regions of N indices of G work units\n"
       "(a unit is ~1 us of integer work) under an allocation policy; --serial does the same work\n"
-      "on one OS thread, no runtime. Prints a JSON line: wall and CPU seconds, processors used.\n"
+      "on one OS thread, no runtime. --idle-spin: polls of an idle processor before it parks\n"
+      "(RuntimeConfig::idle_spin; 1000000000 spins like the thesis's hard-spin run-times).\n"
+      "Prints a JSON line: wall and CPU seconds, processors used.\n"
       "PRESTO_ALLOCATION, when set, overrides --policy.");
   cl.processors(processors)
       .option("--regions", regions)
@@ -79,6 +82,7 @@ int main(int argc, char** argv) {
       .option("--policy", policy)
       .option("--schedule", schedule)
       .option("--label", label)
+      .option("--idle-spin", idle_spin)
       .flag("--serial", serial);
   if (!cl.parse(argc, argv)) return 2;
   if (regions == 0 || indices == 0 || grain == 0) {
@@ -108,7 +112,7 @@ int main(int argc, char** argv) {
       processor_sum = static_cast<double>(regions);
       least = 1;
     } else {
-      presto::Runtime rt{{.processors = processors, .allocation = make_policy(policy)}};
+      presto::Runtime rt{{.processors = processors, .idle_spin = idle_spin, .allocation = make_policy(policy)}};
       described = rt.allocation_policy().describe();
       least = rt.processors();
       ok = rt.run([&] {

@@ -134,7 +134,8 @@ TEST_CASE("ASAT follows the thesis's overhead run: load appears on 4 CPUs, one p
   // Figure 23's shape with Table 3's settings (BAD_TRIG 1, GOOD_TRIG 10, EVAL 1 s): 4
   // processors, one CPU-bound job arrives, the next bad barrier drops one; the load leaves and
   // ten good barriers later the probe over 4 passes.
-  AsatAllocation asat{{.eval = 1s, .bad_trig = 1, .good_trig = 10}};
+  AsatAllocation asat{AsatParameters::kai_guide()};
+  CHECK(asat.describe() == "asat(eval 1 s, bad 0.001 s, bad_trig 1, good_trig 10)");
   FakeEnvironment env;
   std::size_t n = 4;
   n = enter(asat, env, n, 4, 1s);

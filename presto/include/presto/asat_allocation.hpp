@@ -28,6 +28,12 @@ struct AsatParameters {
   std::chrono::nanoseconds bad = std::chrono::milliseconds(1);     // ASAT_BAD_TIME
   std::size_t bad_trig = 2;                                        // ASAT_BAD_TRIG
   std::size_t good_trig = 15;                                      // ASAT_GOOD_TRIG
+
+  // The settings of the thesis's final experiments (Table 3, KAI Guide's Flow(ASAT) run-time:
+  // KMP_ASAT_DEC, KMP_ASAT_INC): eval 1 s, bad 1 ms, bad_trig 1, good_trig 10.
+  static AsatParameters kai_guide() {
+    return {.eval = std::chrono::seconds(1), .bad = std::chrono::milliseconds(1), .bad_trig = 1, .good_trig = 10};
+  }
 };
 
 class AsatAllocation : public AllocationPolicy {
