@@ -103,6 +103,10 @@ RuntimeAllocation::RuntimeAllocation(Runtime& rt, std::unique_ptr<AllocationPoli
 
 std::unique_ptr<AllocationPolicy> RuntimeAllocation::replace(std::unique_ptr<AllocationPolicy> next, std::size_t limit) {
   if (!next) throw UsageError("set_allocation_policy: runtime '" + rt_.name() + "': the new policy is null");
+  if (deciding_.load(std::memory_order_relaxed) == &Thread::current()) {
+    throw UsageError("set_allocation_policy called by " + Thread::current().describe() + " inside " +
+                     policy_->describe() + "'s decide(), in runtime '" + rt_.name() + "'");
+  }
   Backoff backoff;
   while (!try_enter()) {  // a region entry is inside decide(): wait for it to leave
     if (Processor::current() != nullptr) {  // a presto thread
@@ -122,9 +126,13 @@ std::unique_ptr<AllocationPolicy> RuntimeAllocation::replace(std::unique_ptr<All
 
 void RuntimeAllocation::consult() {
   if (!try_enter()) return;  // another region is asking: go on with the current count
+  deciding_.store(&Thread::current(), std::memory_order_relaxed);
   struct Exit {
     RuntimeAllocation& a;
-    ~Exit() { a.exit(); }
+    ~Exit() {
+      a.deciding_.store(nullptr, std::memory_order_relaxed);
+      a.exit();
+    }
   } guard{*this};
   const std::size_t current = rt_.processors();
   const std::size_t want = policy_->decide(current, limit_, *this);

@@ -9,6 +9,7 @@
 #include <memory>
 
 #include <presto/allocation_policy.hpp>
+#include <presto/thread.hpp>
 
 namespace presto {
 class Runtime;
@@ -46,6 +47,7 @@ class RuntimeAllocation final : public AllocationEnvironment {
   std::size_t limit_;
   std::atomic<bool> adaptive_;  // not FixedAllocation: region entries consult the policy
   std::atomic<bool> busy_{false};  // a thread is inside decide(), or the policy is being replaced
+  std::atomic<const Thread*> deciding_{nullptr};  // the thread inside decide(), for misuse reports
 };
 
 }  // namespace presto::detail

@@ -302,6 +302,43 @@ TEST_CASE("Allocation policy misuse: null, no processor, too many", "[allocation
 
 namespace {
 
+// Tries to replace itself from inside decide(): misuse.
+class SelfReplacingPolicy final : public AllocationPolicy {
+ public:
+  explicit SelfReplacingPolicy(Runtime& rt) : rt_(rt) {}
+  std::size_t decide(std::size_t current, std::size_t, AllocationEnvironment&) override {
+    rt_.set_allocation_policy(std::make_unique<FixedAllocation>());
+    return current;
+  }
+  std::string describe() const override { return "self-replacing"; }
+
+ private:
+  Runtime& rt_;
+};
+
+}  // namespace
+
+TEST_CASE("Replacing the policy from inside its decide() is a usage error", "[allocation]") {
+  Runtime rt{{.processors = 2}};
+  std::string what;
+  std::string after;
+  rt.run([&] {
+    rt.set_allocation_policy(std::make_unique<SelfReplacingPolicy>(rt));
+    try {
+      parallel_for(0, 4, [](int) {});
+    } catch (const UsageError& e) {
+      what = e.what();
+    }
+    rt.set_allocation_policy(std::make_unique<FixedAllocation>());  // the guard was released
+    after = rt.allocation_policy().describe();
+  });
+  CHECK_THAT(what, Catch::Contains("set_allocation_policy called by thread 'main'") &&
+                       Catch::Contains("inside self-replacing's decide()"));
+  CHECK(after == "fixed");
+}
+
+namespace {
+
 // Probes one processor more than it has at every region, then keeps its count.
 class ProbingPolicy final : public AllocationPolicy {
  public:
@@ -319,8 +356,10 @@ class ProbingPolicy final : public AllocationPolicy {
 TEST_CASE("The runtime's timed barrier runs over real processors, and a probe's processor goes again",
           "[allocation]") {
   const std::size_t processors = GENERATE(1, 2, 4);
-  INFO("processors " << processors);
-  Runtime rt{{.processors = processors}};
+  const auto pool = GENERATE(test::PoolKind::local_queue, test::PoolKind::fifo, test::PoolKind::shuffle);
+  const test::Config config{processors, pool};
+  INFO(config);
+  Runtime rt{test::runtime_config(config)};
   auto owned = std::make_unique<ProbingPolicy>();
   ProbingPolicy* probing = owned.get();
   rt.set_allocation_policy(std::move(owned), processors + 1);
@@ -332,6 +371,7 @@ TEST_CASE("The runtime's timed barrier runs over real processors, and a probe's 
   });
   CHECK(sum == 5 * 4950);
   CHECK(count_after == processors);
+  test::check_no_leaks(rt);
   REQUIRE(probing->passages.size() == 10);
   for (auto p : probing->passages) CHECK(p.count() > 0);
 }
@@ -339,8 +379,10 @@ TEST_CASE("The runtime's timed barrier runs over real processors, and a probe's 
 TEST_CASE("Built-in policies on real processors: every index runs, the count stays in range", "[allocation]") {
   const std::size_t processors = GENERATE(1, 2, 4);
   const int kind = GENERATE(0, 1, 2);
-  INFO("processors " << processors << ", policy " << kind);
-  Runtime rt{{.processors = processors}};
+  const auto pool = GENERATE(test::PoolKind::local_queue, test::PoolKind::shuffle);
+  const test::Config config{processors, pool};
+  INFO(config << ", policy " << kind);
+  Runtime rt{test::runtime_config(config)};
   std::unique_ptr<AllocationPolicy> policy;
   // Evaluate at every region, so that the barrier, the probe and /proc are all exercised.
   if (kind == 0) policy = std::make_unique<AsatAllocation>(AsatParameters{.eval = 1ns, .bad_trig = 1, .good_trig = 1});
@@ -360,6 +402,7 @@ TEST_CASE("Built-in policies on real processors: every index runs, the count sta
   CHECK(sum == regions * 499500L);
   CHECK(lowest >= 1);
   CHECK(highest <= processors);
+  test::check_no_leaks(rt);
 }
 
 TEST_CASE("PRESTO_ALLOCATION selects a built-in policy", "[allocation]") {

@@ -257,7 +257,8 @@ class Runtime {
 
   // Installs `policy` (UsageError if null) while threads run, and returns the previous one
   // once no thread is inside it. It may ask for 1 to `limit` processors (0: the count now).
-  // Callable from any presto thread or OS thread, but not from inside a policy's decide().
+  // Callable from any presto thread or OS thread; from inside a policy's decide() it is a
+  // UsageError.
   std::unique_ptr<AllocationPolicy> set_allocation_policy(std::unique_ptr<AllocationPolicy> policy,
                                                           std::size_t limit = 0);
   // The policy in force (valid until the next set_allocation_policy).
