@@ -97,6 +97,16 @@ def scenario(args, exe, cpus, name, parallel_jobs, serial_jobs, nice, work):
     return out
 
 
+def loadavg():
+    """The 1-minute load average and the running count of /proc/loadavg, as text."""
+    try:
+        with open("/proc/loadavg") as f:
+            fields = f.read().split()
+        return f"load average {fields[0]}, {fields[3].split('/')[0]} running"
+    except (OSError, IndexError):
+        return "load unknown"
+
+
 def table(records):
     lines = ["| scenario | policy | wall / ideal | CPU / ideal | wall / one after another | parallel jobs' mean processors "
              "| wall (s) | ideal wall (s) |",
@@ -128,13 +138,16 @@ def main():
     if not os.path.exists(exe):
         sys.exit(f"sharing.py: {exe} is missing: ninja -C {args.build_dir} benchmarks/sharing_job")
     cpus = max(1, args.cpus)
+    before = loadavg()
     _, (alone,) = run_together([job_cmd(exe, args, False, "fixed", cpus, "work")], [0])
     work = alone["cpu_s"]
     records = scenario(args, exe, cpus, "parallel+serial", 1, cpus - 1, args.nice, work)
     records += scenario(args, exe, cpus, f"parallel x {cpus}", cpus, 0, 0, work)
     for r in records:
         print(json.dumps(r), flush=True)
-    text = table(records)
+    note = (f"Machine: {cpus} hardware threads; before the run: {before}; after: {loadavg()} "
+            f"(other programs' threads compete with the jobs; W = {work:.2f} s).")
+    text = table(records) + "\n\n" + note
     print(text)
     if args.json:
         with open(args.json, "a") as f:

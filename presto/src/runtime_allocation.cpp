@@ -37,7 +37,8 @@ struct TimedBarrier {
   void pass(std::size_t slot) noexcept {
     enter[slot] = Clock::now();
     arrived.fetch_add(1, std::memory_order_acq_rel);
-    for (unsigned polls = 1; arrived.load(std::memory_order_acquire) < members; ++polls) {
+    for (unsigned polls = 1; arrived.load(std::memory_order_acquire) < members && !abandoned.load(std::memory_order_relaxed);
+         ++polls) {
       if (polls % 1024 == 0) {  // members are presto threads
         this_thread::yield();
       } else {
@@ -50,6 +51,7 @@ struct TimedBarrier {
     return *std::max_element(leave.begin(), leave.end()) - *std::min_element(enter.begin(), enter.end());
   }
   std::atomic<std::size_t> arrived{0};
+  std::atomic<bool> abandoned{false};  // a member could not be forked: the others leave
   std::size_t members;
   std::vector<Clock::time_point> enter;
   std::vector<Clock::time_point> leave;
@@ -135,7 +137,13 @@ void RuntimeAllocation::consult() {
     }
   } guard{*this};
   const std::size_t current = rt_.processors();
-  const std::size_t want = policy_->decide(current, limit_, *this);
+  std::size_t want = 0;
+  try {
+    want = policy_->decide(current, limit_, *this);
+  } catch (...) {
+    if (rt_.processors() != current) rt_.set_processors(current);  // a probe may have added one
+    throw;
+  }
   const std::size_t most = std::max(limit_, current);
   if (want == 0 || want > most) {
     // A probe may have started processors: put the count back before reporting.
@@ -169,11 +177,17 @@ std::chrono::nanoseconds RuntimeAllocation::timed_barrier(std::size_t processors
   std::vector<JoinHandle<void>> members;
   members.reserve(processors);
   std::size_t slot = joins ? 1 : 0;
-  for (std::size_t k = 0; k < processors; ++k) {
-    if (joins && k == here->index()) continue;
-    members.push_back(rt_.fork(ThreadAttributes{.name = "timed barrier", .affinity = k},
-                               [&barrier, s = slot] { barrier.pass(s); }));
-    ++slot;
+  try {
+    for (std::size_t k = 0; k < processors; ++k) {
+      if (joins && k == here->index()) continue;
+      members.push_back(rt_.fork(ThreadAttributes{.name = "timed barrier", .affinity = k},
+                                 [&barrier, s = slot] { barrier.pass(s); }));
+      ++slot;
+    }
+  } catch (...) {  // no memory for a member: release those already waiting, then report
+    barrier.abandoned.store(true, std::memory_order_relaxed);
+    for (auto& m : members) m.join();
+    throw;
   }
   if (joins) barrier.pass(0);
   for (auto& m : members) m.join();

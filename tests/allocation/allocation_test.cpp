@@ -7,6 +7,7 @@
 #include <deque>
 #include <mutex>
 #include <set>
+#include <stdexcept>
 #include <thread>
 
 #include "test_support.hpp"
@@ -317,6 +318,53 @@ class SelfReplacingPolicy final : public AllocationPolicy {
 };
 
 }  // namespace
+
+namespace {
+
+// Probes over `probe` processors, then fails: the runtime must put its count back.
+class FailingProbePolicy final : public AllocationPolicy {
+ public:
+  explicit FailingProbePolicy(std::size_t probe) : probe_(probe) {}
+  std::size_t decide(std::size_t, std::size_t, AllocationEnvironment& env) override {
+    env.timed_barrier(probe_);
+    throw std::runtime_error("the policy failed after its probe");
+  }
+  std::string describe() const override { return "failing-probe(" + std::to_string(probe_) + ")"; }
+
+ private:
+  std::size_t probe_;
+};
+
+}  // namespace
+
+TEST_CASE("A probe that cannot start a processor is a clear error; a failed policy leaves the count",
+          "[allocation]") {
+  Runtime rt{{.processors = 2}};
+  std::string cannot_start, failed;
+  std::size_t after_cannot = 0, after_failed = 0;
+  rt.run([&] {
+    rt.set_allocation_policy(std::make_unique<FailingProbePolicy>(100'000));  // beyond any capacity
+    try {
+      parallel_for(0, 4, [](int) {});
+    } catch (const std::runtime_error& e) {
+      cannot_start = e.what();
+    }
+    after_cannot = rt.processors();
+    rt.set_allocation_policy(std::make_unique<FailingProbePolicy>(3));
+    try {
+      parallel_for(0, 4, [](int) {});
+    } catch (const std::runtime_error& e) {
+      failed = e.what();
+    }
+    after_failed = rt.processors();
+    rt.set_allocation_policy(std::make_unique<FixedAllocation>());
+  });
+  CHECK_THAT(cannot_start, Catch::Contains("failing-probe(100000)") &&
+                               Catch::Contains("could not start processor 99999"));
+  CHECK(after_cannot == 2);
+  CHECK(failed == "the policy failed after its probe");
+  CHECK(after_failed == 2);  // the probe's third processor went again
+}
 
 TEST_CASE("Replacing the policy from inside its decide() is a usage error", "[allocation]") {
   Runtime rt{{.processors = 2}};
