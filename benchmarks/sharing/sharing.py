@@ -18,7 +18,9 @@ another" runs the same jobs alone in turn (parallel jobs with the fixed policy);
 after another" is the ratio least disturbed by other users of the machine.
 "fixed, hard spin" is the fixed policy with idle processors that never park (the thesis's
 run-times spun; PRESTO's park after ~256 us).
-Prints the table and one JSON line per scenario and policy. Standard library only.
+Each configuration runs once per round, the configurations interleaved (--rounds, default 3),
+and the figures are medians. Prints the table and one JSON line per scenario and policy.
+Standard library only.
 """
 
 import argparse
@@ -62,38 +64,56 @@ def run_together(cmds, nices):
     return time.monotonic() - start, records
 
 
+def one_after_another(args, exe, cpus, parallel_jobs, jobs):
+    """Each job alone in turn (parallel jobs with the fixed policy)."""
+    wall = cpu = 0.0
+    for k in range(jobs):
+        w, recs = run_together([job_cmd(exe, args, k < parallel_jobs, "fixed", cpus, "alone")], [0])
+        wall += w
+        cpu += recs[0]["cpu_s"]
+    return {"wall": wall, "cpu": cpu, "par_processors": float(cpus)}
+
+
+def together(args, exe, cpus, parallel_jobs, serial_jobs, nice, policy, idle_spin):
+    """Every job at once; the parallel jobs under `policy`."""
+    cmds = [job_cmd(exe, args, True, policy, cpus, f"parallel {k}", idle_spin) for k in range(parallel_jobs)]
+    cmds += [job_cmd(exe, args, False, policy, cpus, f"serial {k}") for k in range(serial_jobs)]
+    wall, recs = run_together(cmds, [nice] * parallel_jobs + [0] * serial_jobs)
+    par = recs[:parallel_jobs]
+    return {"wall": wall, "cpu": sum(r["cpu_s"] for r in recs),
+            "par_processors": sum(r["mean_processors"] for r in par) / len(par)}
+
+
+def median(values):
+    v = sorted(values)
+    return v[len(v) // 2] if len(v) % 2 else (v[len(v) // 2 - 1] + v[len(v) // 2]) / 2
+
+
 def scenario(args, exe, cpus, name, parallel_jobs, serial_jobs, nice, work):
+    """Runs every configuration once per round, the configurations interleaved so that a change
+    in the machine's other load touches them all alike; each figure is the median of the rounds."""
     jobs = parallel_jobs + serial_jobs
     ideal_wall = jobs * work / cpus
-    rows = []
-    # One after another: each job alone.
-    seq_wall = 0.0
-    seq_cpu = 0.0
-    for k in range(jobs):
-        wall, recs = run_together([job_cmd(exe, args, k < parallel_jobs, "fixed", cpus, "alone")], [0])
-        seq_wall += wall
-        seq_cpu += recs[0]["cpu_s"]
-    rows.append({"policy": "one after another", "wall": seq_wall, "cpu": seq_cpu, "par_processors": float(cpus),
-                 "par_wall": None})
-    for row, policy, idle_spin in POLICIES:
-        cmds = [job_cmd(exe, args, True, policy, cpus, f"parallel {k}", idle_spin) for k in range(parallel_jobs)]
-        cmds += [job_cmd(exe, args, False, policy, cpus, f"serial {k}") for k in range(serial_jobs)]
-        nices = [nice] * parallel_jobs + [0] * serial_jobs
-        wall, recs = run_together(cmds, nices)
-        par = recs[:parallel_jobs]
-        rows.append({"policy": row, "wall": wall, "cpu": sum(r["cpu_s"] for r in recs),
-                     "par_processors": sum(r["mean_processors"] for r in par) / len(par),
-                     "par_wall": max(r["wall_s"] for r in par)})
+    configs = [("one after another", lambda: one_after_another(args, exe, cpus, parallel_jobs, jobs))]
+    configs += [(row, lambda p=policy, i=idle_spin: together(args, exe, cpus, parallel_jobs, serial_jobs, nice, p, i))
+                for row, policy, idle_spin in POLICIES]
+    runs = {row: [] for row, _ in configs}
+    for _ in range(args.rounds):
+        for row, run in configs:
+            runs[row].append(run())
+    seq = median([r["wall"] for r in runs["one after another"]])
     out = []
-    seq = rows[0]["wall"]
-    for r in rows:
-        out.append({"name": "sharing", "scenario": name, "policy": r["policy"], "jobs": jobs, "cpus": cpus,
-                    "work_s": round(work, 4), "ideal_wall_s": round(ideal_wall, 4), "wall_s": round(r["wall"], 4),
-                    "cpu_s": round(r["cpu"], 4), "wall_ratio": round(r["wall"] / ideal_wall, 3),
-                    "wall_vs_one_after_another": round(r["wall"] / seq, 3),
-                    "cpu_ratio": round(r["cpu"] / (jobs * work), 3),
-                    "parallel_mean_processors": round(r["par_processors"], 3),
-                    "parallel_wall_s": None if r["par_wall"] is None else round(r["par_wall"], 4)})
+    for row, _ in configs:
+        wall = median([r["wall"] for r in runs[row]])
+        cpu = median([r["cpu"] for r in runs[row]])
+        out.append({"name": "sharing", "scenario": name, "policy": row, "jobs": jobs, "cpus": cpus, "rounds": args.rounds,
+                    "work_s": round(work, 4), "ideal_wall_s": round(ideal_wall, 4), "wall_s": round(wall, 4),
+                    "cpu_s": round(cpu, 4), "wall_ratio": round(wall / ideal_wall, 3),
+                    "wall_vs_one_after_another": round(wall / seq, 3),
+                    "cpu_ratio": round(cpu / (jobs * work), 3),
+                    "wall_min_max_s": [round(min(r["wall"] for r in runs[row]), 3),
+                                       round(max(r["wall"] for r in runs[row]), 3)],
+                    "parallel_mean_processors": round(median([r["par_processors"] for r in runs[row]]), 3)})
     return out
 
 
@@ -109,12 +129,13 @@ def loadavg():
 
 def table(records):
     lines = ["| scenario | policy | wall / ideal | CPU / ideal | wall / one after another | parallel jobs' mean processors "
-             "| wall (s) | ideal wall (s) |",
+             "| wall (s): median [min, max] | ideal wall (s) |",
              "|---|---|---|---|---|---|---|---|"]
     for r in records:
         lines.append(f"| {r['scenario']} | {r['policy']} | {r['wall_ratio']:.2f}× | {r['cpu_ratio']:.2f}× | "
                      f"{r['wall_vs_one_after_another']:.2f}× | "
-                     f"{r['parallel_mean_processors']:.2f} | {r['wall_s']:.2f} | {r['ideal_wall_s']:.2f} |")
+                     f"{r['parallel_mean_processors']:.2f} | {r['wall_s']:.2f} [{r['wall_min_max_s'][0]:.2f}, {r['wall_min_max_s'][1]:.2f}] | "
+                     f"{r['ideal_wall_s']:.2f} |")
     return "\n".join(lines)
 
 
@@ -123,7 +144,8 @@ def main():
     ap.add_argument("--quick", action="store_true", help="tiny jobs (a smoke run; ASAT barely evaluates)")
     ap.add_argument("--build-dir", default=os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
         os.path.abspath(__file__)))), "build"))
-    ap.add_argument("--regions", type=int, help="parallel regions per job (default 500; 20 with --quick)")
+    ap.add_argument("--regions", type=int, help="parallel regions per job (default 200; 20 with --quick)")
+    ap.add_argument("--rounds", type=int, help="interleaved rounds; figures are medians (default 3; 1 with --quick)")
     ap.add_argument("--indices", type=int, default=64, help="indices per region")
     ap.add_argument("--grain", type=int, default=100, help="work units per index (~1-2 us each)")
     ap.add_argument("--schedule", default="static", choices=["static", "guided"])
@@ -133,7 +155,9 @@ def main():
     ap.add_argument("--table", help="write the markdown table to this file")
     args = ap.parse_args()
     if args.regions is None:
-        args.regions = 20 if args.quick else 500
+        args.regions = 20 if args.quick else 200
+    if args.rounds is None:
+        args.rounds = 1 if args.quick else 3
     exe = os.path.join(os.path.abspath(args.build_dir), "benchmarks", "sharing_job")
     if not os.path.exists(exe):
         sys.exit(f"sharing.py: {exe} is missing: ninja -C {args.build_dir} benchmarks/sharing_job")
@@ -146,7 +170,8 @@ def main():
     for r in records:
         print(json.dumps(r), flush=True)
     note = (f"Machine: {cpus} hardware threads; before the run: {before}; after: {loadavg()} "
-            f"(other programs' threads compete with the jobs; W = {work:.2f} s).")
+            f"(other programs' threads compete with the jobs; W = {work:.2f} s; medians of {args.rounds} "
+            f"interleaved rounds).")
     text = table(records) + "\n\n" + note
     print(text)
     if args.json:
