@@ -11,7 +11,8 @@
 // Built in: FixedAllocation (the default: the count never changes by itself), AsatAllocation
 // (a timed barrier over the processors), LoadAllocation (the OS run queue), HybridAllocation
 // (the barrier to shrink, the OS load to allow growth). PRESTO_ALLOCATION=fixed|asat|load|
-// hybrid selects one with its defaults for any program (it overrides RuntimeConfig).
+// hybrid selects one with its defaults for any program (it overrides RuntimeConfig); it acts
+// where the program enters regions through parallel_for or begin_parallel_region.
 //
 // Write your own by subclassing AllocationPolicy: it observes the machine only through the
 // AllocationEnvironment it is given, so a test can drive it with a fake clock, barrier and
