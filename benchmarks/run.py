@@ -44,7 +44,7 @@ def run(cmd, **kw):
 # ---------------------------------------------------------------- running
 
 def build_suite(build_dir):
-    run(["ninja", "-C", build_dir, "benchmarks/presto_bench"], stdout=sys.stderr)
+    run(["ninja", "-C", build_dir, "benchmarks/presto_bench", "benchmarks/sharing_job"], stdout=sys.stderr)
     if shutil.which("pkg-config") and subprocess.run(["pkg-config", "--exists", "ck"]).returncode == 0:
         run(["ninja", "-C", build_dir, "benchmarks/spinlocks"], stdout=sys.stderr)  # needs Concurrency Kit
 
@@ -548,6 +548,22 @@ def procsched_plots(ms, plot_dir):
               "at O = 0.25 (solid) and O = 1 (dashed)")
     return made
 
+# ---------------------------------------------------------------- sharing a machine
+
+def run_sharing(args, build_dir, out_dir):
+    """Competing jobs under each allocation policy (benchmarks/sharing/sharing.py): appends its
+    JSON lines to results.jsonl and returns its markdown table ("" when sharing_job is missing)."""
+    exe = os.path.join(build_dir, "benchmarks", "sharing_job")
+    if not os.path.exists(exe):
+        log("benchmarks/sharing_job is not built: the sharing experiment is skipped")
+        return ""
+    table = os.path.join(out_dir, "sharing.md")
+    run([sys.executable, os.path.join(ROOT, "benchmarks", "sharing", "sharing.py"), "--build-dir", build_dir,
+         "--json", os.path.join(out_dir, "results.jsonl"), "--table", table] + (["--quick"] if args.quick else []),
+        stdout=sys.stderr)
+    with open(table) as f:
+        return f.read()
+
 
 # ---------------------------------------------------------------- docs
 
@@ -571,7 +587,7 @@ def machine():
     return f"{cpu}, {os.cpu_count()} hardware threads{mem}, Linux {platform.release()}"
 
 
-def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=()):
+def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=(), sharing=""):
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts = [f"Measured {when} on {machine()}" + (" (--quick: reduced counts)" if quick else "") + "."
              + (f" {note}" if note else ""), "",
@@ -586,6 +602,8 @@ def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=()):
     if procsched_ms:
         parts += ["### Processor scheduling (Zahorjan and McCann, simulated with PSIM; see docs/guide/zahorjan-mccann.md)",
                   "", procsched_table(procsched_ms)]
+    if sharing:
+        parts += ["### Sharing a machine (competing jobs, each a process; docs/guide/sharing.md)", "", sharing]
     return "\n".join(parts)
 
 
@@ -639,6 +657,7 @@ def main():
         for rec in app_ms:
             f.write(json.dumps(rec) + "\n")
     spin_ms, spin_notes = run_spinlocks(args, build_dir, out_dir)
+    sharing = run_sharing(args, build_dir, out_dir)
     full = not args.quick and args.out is None
     plot_dir = os.path.join(ROOT, "docs", "benchmarks") if full else os.path.join(out_dir, "plots")
     made = plots(ms, plot_dir) + spinlock_plots(spin_ms, plot_dir) + procsched_plots(procsched_ms, plot_dir)
@@ -646,7 +665,7 @@ def main():
         args.note = (args.note + " " if args.note else "") + "Spinning and blocking: " + "; ".join(
             n for n in spin_notes if "prediction" in n) + "."
     plot_rel = "benchmarks" if full else "plots"
-    section = report(ms, ratios, made, plot_rel, args.quick, args.note, app_ms, procsched_ms)
+    section = report(ms, ratios, made, plot_rel, args.quick, args.note, app_ms, procsched_ms, sharing)
     with open(os.path.join(out_dir, "table.md"), "w") as f:
         f.write(section + "\n")
     if full:

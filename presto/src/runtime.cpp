@@ -4,6 +4,7 @@
 
 #include "dispatch.hpp"
 #include "runtime_configurer.hpp"
+#include "runtime_allocation.hpp"
 #include "runtime_impl.hpp"
 
 namespace presto {
@@ -20,10 +21,12 @@ WaitPolicy checked_wait_policy(const RuntimeConfig& config) {
 
 Runtime::Runtime(RuntimeConfig config) : Runtime(detail::apply_configurers(std::move(config)), nullptr) {}
 
-Runtime::Runtime(RuntimeConfig&& configured, std::nullptr_t)
-    : wait_policy_(checked_wait_policy(configured)),
-      impl_(std::make_unique<detail::RuntimeImpl>(*this, std::move(configured))) {
+Runtime::Runtime(RuntimeConfig&& configured, std::nullptr_t) : wait_policy_(checked_wait_policy(configured)) {
+  std::unique_ptr<AllocationPolicy> allocation = detail::RuntimeAllocation::from_environment();
+  if (!allocation) allocation = std::move(configured.allocation);
+  impl_ = std::make_unique<detail::RuntimeImpl>(*this, std::move(configured));
   impl_->install();
+  allocation_ = std::make_unique<detail::RuntimeAllocation>(*this, std::move(allocation));
 }
 
 Runtime::~Runtime() = default;
@@ -43,6 +46,15 @@ std::unique_ptr<Thread> Runtime::set_thread_prototype(std::unique_ptr<Thread> pr
 std::size_t Runtime::processors() const noexcept { return impl_->processors.active(); }
 
 void Runtime::set_processors(std::size_t n) { impl_->set_processors(n); }
+
+std::unique_ptr<AllocationPolicy> Runtime::set_allocation_policy(std::unique_ptr<AllocationPolicy> policy,
+                                                                 std::size_t limit) {
+  return allocation_->replace(std::move(policy), limit);
+}
+
+const AllocationPolicy& Runtime::allocation_policy() const noexcept { return allocation_->policy(); }
+
+void Runtime::begin_parallel_region() { allocation_->begin_region(); }
 
 Processor& Runtime::processor(std::size_t index) const {
   if (const std::size_t n = impl_->processors.active(); index >= n) {

@@ -6,7 +6,8 @@
 //   presto::parallel_for(0u, rows, multiply_row, presto::Schedule::chunked(4));
 //
 // The team is the calling thread plus one forked thread per further processor of the runtime
-// (never more threads than indices). How the indices are spread over the team is the
+// (never more threads than indices), counted after the runtime's allocation policy had its
+// say (Runtime::begin_parallel_region; presto/allocation_policy.hpp). How the indices are spread over the team is the
 // schedule (Severance's "iteration scheduling"; ../shared/research/seed-001-asat.md §3):
 //   static_blocks() - each thread takes one contiguous block at the start, the first
 //                     n % P threads one index more (1000 over 3: 334, 333, 333). No shared
@@ -125,6 +126,7 @@ void parallel_for(I begin, I end, Body&& body, Schedule schedule = Schedule::gui
   using U = std::make_unsigned_t<I>;
   Runtime& rt = detail::current_runtime("presto::parallel_for");
   if (!(begin < end)) return;
+  rt.begin_parallel_region();  // the allocation policy's safe point: the team is sized after it
   const auto n = static_cast<std::uint64_t>(static_cast<U>(static_cast<U>(end) - static_cast<U>(begin)));
   const std::size_t team = static_cast<std::size_t>(std::min<std::uint64_t>(rt.processors(), n));
   LoopClaims claims(n, team, schedule);

@@ -4,14 +4,18 @@
 
 #include <presto/version.hpp>  // first: the C++20 check
 
+#include <presto/allocation_policy.hpp>
+#include <presto/asat_allocation.hpp>
 #include <presto/atomic_int.hpp>
 #include <presto/barrier.hpp>
 #include <presto/condition.hpp>
 #include <presto/errors.hpp>
 #include <presto/fifo_pool.hpp>
+#include <presto/hybrid_allocation.hpp>
 #include <presto/idle_queue_pool.hpp>
 #include <presto/join_handle.hpp>
 #include <presto/lifo_pool.hpp>
+#include <presto/load_allocation.hpp>
 #include <presto/local_queue_pool.hpp>
 #include <presto/lock.hpp>
 #include <presto/main.hpp>

@@ -14,7 +14,8 @@
 //
 // Environment (overrides RuntimeConfig): PRESTO_PROCESSORS=n (0: one per hardware thread),
 // PRESTO_SEED=n, PRESTO_QUANTUM_US=n, PRESTO_LOG_LEVEL (or PRESTO_LOG)=trace|debug|info|warn|
-// error|critical|off (debug shows every dispatch decision).
+// error|critical|off (debug shows every dispatch decision), PRESTO_ALLOCATION=fixed|asat|load|
+// hybrid (presto/allocation_policy.hpp).
 //
 // Lateral replacement: scheduler().replace_pool(), replace_scheduler() and
 // set_thread_prototype() install a new component while threads run and hand the old one back
@@ -31,6 +32,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <presto/allocation_policy.hpp>
 #include <presto/errors.hpp>
 #include <presto/join_handle.hpp>
 #include <presto/processor.hpp>
@@ -48,6 +50,7 @@ namespace presto {
 
 namespace detail {
 class RuntimeImpl;
+class RuntimeAllocation;
 class Dispatch;
 }  // namespace detail
 
@@ -127,6 +130,11 @@ struct RuntimeConfig {
   // PRESTO's behaviour; spin_then_block and competitive poll first. UsageError from the
   // constructor for a negative budget; inherit here means block.
   WaitPolicy wait_policy{.mode = WaitMode::block};
+  // How many processors to use while the machine is shared with other programs, decided at
+  // each parallel region's entry (presto/allocation_policy.hpp; docs/guide/sharing.md):
+  // nullptr is FixedAllocation, the count changes only by set_processors. The policy's limit
+  // is the initial count. PRESTO_ALLOCATION=fixed|asat|load|hybrid overrides it.
+  std::unique_ptr<AllocationPolicy> allocation{};
 };
 
 // Runtime configurers: process-wide functions every Runtime constructor applies, in
@@ -246,6 +254,21 @@ class Runtime {
   // is re-attached (ThreadPool::attach) with the new count. Processor 0, run()'s caller, stays.
   void set_processors(std::size_t n);
   Processor& processor(std::size_t index) const;
+
+  // Installs `policy` (UsageError if null) while threads run, and returns the previous one
+  // once no thread is inside it. It may ask for 1 to `limit` processors (0: the count now).
+  // Callable from any presto thread or OS thread; from inside a policy's decide() it is a
+  // UsageError.
+  std::unique_ptr<AllocationPolicy> set_allocation_policy(std::unique_ptr<AllocationPolicy> policy,
+                                                          std::size_t limit = 0);
+  // The policy in force (valid until the next set_allocation_policy).
+  const AllocationPolicy& allocation_policy() const noexcept;
+  // A safe point for processor allocation: parallel_for calls it before it sizes its team,
+  // and so should any construct that forks one thread per processor. Under FixedAllocation
+  // it costs a call and a load; otherwise the policy's decide() (usually one clock read),
+  // then set_processors with its answer. From a presto thread; a UsageError from a policy
+  // that asks for no processor or too many, the probe's error if it cannot start one.
+  void begin_parallel_region();
   [[nodiscard]] KeepAlive keep_alive() noexcept;
   RuntimeStats stats() const;
   spdlog::logger& logger() const noexcept;
@@ -307,6 +330,7 @@ class Runtime {
 
   WaitPolicy wait_policy_;
   std::unique_ptr<detail::RuntimeImpl> impl_;
+  std::unique_ptr<detail::RuntimeAllocation> allocation_;  // after impl_: it uses the runtime
 };
 
 // presto::fork: Runtime::fork in the current runtime. UsageError outside a presto thread.
