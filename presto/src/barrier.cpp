@@ -30,6 +30,11 @@ bool Barrier::arrive_and_wait() {
     wait_.after_sleep(policy);
     return false;
   }
+  complete_phase();
+  return true;
+}
+
+void Barrier::complete_phase() {
   arrived_ = 0;
   phase_.store(phase_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
   ThreadQueue woken;
@@ -37,7 +42,27 @@ bool Barrier::arrive_and_wait() {
   spin_unlock();
   if (!woken.empty()) wait_.on_wakeup();
   wakeup_all(woken);
-  return true;
+}
+
+Barrier::Arrival Barrier::arrive_until(const Clock::time_point* deadline, const StopToken& token) {
+  CancellableWait waiting{*this, token};
+  spin_lock();
+  if (++arrived_ == parties_) {
+    complete_phase();
+    return Arrival::last;
+  }
+  const std::uint64_t mine = phase_.load(std::memory_order_relaxed);
+  const WaitStatus status = waiting.block(deadline);
+  if (status == WaitStatus::woken) return Arrival::passed;
+  spin_lock();
+  if (phase_.load(std::memory_order_relaxed) != mine) {  // completed as we gave up: it counted us
+    spin_unlock();
+    return Arrival::passed;
+  }
+  --arrived_;  // withdraw
+  spin_unlock();
+  if (status == WaitStatus::cancelled) waiting.throw_cancelled("arrive_and_wait");
+  return Arrival::timed_out;
 }
 
 std::uint64_t Barrier::phase() const noexcept {

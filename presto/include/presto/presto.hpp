@@ -26,6 +26,7 @@
 #include <presto/shuffle_pool.hpp>
 #include <presto/single_lock_pool.hpp>
 #include <presto/spinlock.hpp>
+#include <presto/stop_token.hpp>
 #include <presto/synchro_object.hpp>
 #include <presto/this_thread.hpp>
 #include <presto/thread.hpp>
