@@ -11,6 +11,17 @@ Barrier::Barrier(std::size_t parties, std::string name) : SynchroObject(std::mov
 
 Barrier::~Barrier() noexcept(false) { check_no_waiters(); }
 
+// Inlined into both arrivals: the untimed one stays as it was before the timed one came.
+[[gnu::always_inline]] inline void Barrier::complete_phase() {
+  arrived_ = 0;
+  phase_.store(phase_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  ThreadQueue woken;
+  while (Thread* t = recall()) woken.push_back(*t);
+  spin_unlock();
+  if (!woken.empty()) wait_.on_wakeup();
+  wakeup_all(woken);
+}
+
 bool Barrier::arrive_and_wait() {
   spin_lock();
   if (++arrived_ < parties_) {
@@ -32,16 +43,6 @@ bool Barrier::arrive_and_wait() {
   }
   complete_phase();
   return true;
-}
-
-void Barrier::complete_phase() {
-  arrived_ = 0;
-  phase_.store(phase_.load(std::memory_order_relaxed) + 1, std::memory_order_release);
-  ThreadQueue woken;
-  while (Thread* t = recall()) woken.push_back(*t);
-  spin_unlock();
-  if (!woken.empty()) wait_.on_wakeup();
-  wakeup_all(woken);
 }
 
 Barrier::Arrival Barrier::arrive_until(const Clock::time_point* deadline, const StopToken& token) {
