@@ -146,3 +146,80 @@ TEST_CASE("many watchers racing settlements: every wait_any wakes once, on a rea
   });
   PRESTO_CHECK_RECORD(record);
 }
+
+TEST_CASE("channels: send and recv with a deadline give up cleanly", "[waits][channels]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  presto::test::Record record;
+  presto::test::run(cfg, [&] {
+    channels::Channel<std::string> c{"words"};
+    std::string word = "kept";
+    record.expect(!c.try_send_for(word, 1ms), "a send without a receiver succeeded");
+    record.expect(word == "kept", "a timed-out send moved the value away");
+    record.expect(!c.try_recv_for(1ms).has_value(), "a recv without a sender got a value");
+
+    auto receiver = fork([&] { return c.try_recv_until(Clock::now() + 1h); });
+    while (receiver.thread().state() != ThreadState::blocked) this_thread::yield();
+    record.expect(c.try_send_until(word, Clock::now() + 1h), "a timed send missed a waiting receiver");
+    record.expect(receiver.join() == std::optional<std::string>("kept"), "the receiver did not get the value");
+
+    channels::BufferedChannel<int> b{1, "one slot"};
+    int v = 1;
+    record.expect(b.try_send_for(v, 1ms), "a send into free room waited");
+    v = 2;
+    record.expect(!b.try_send_for(v, 1ms), "a send into a full buffer succeeded");
+    record.expect(b.recv(StopToken{}) == 1, "the buffered value was lost");
+    b.close();
+    record.expect(!b.try_recv_for(1h).has_value() && b.closed(), "a closed, drained channel made recv wait");
+  });
+  PRESTO_CHECK_RECORD(record);
+}
+
+TEST_CASE("channels: a value racing a stop is delivered exactly once or not at all", "[waits][channels][race]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  const std::size_t iterations = presto::test::scaled(150);
+  presto::test::Record record;
+  presto::test::run(cfg, [&] {
+    for (std::size_t i = 0; i < iterations; ++i) {
+      channels::Channel<int> c{"raced"};
+      StopSource stop;
+      const int value = static_cast<int>(i);
+      const bool cancel_sender = i % 2 == 0;  // alternately the sender's and the receiver's wait
+      auto sender = fork([&, token = stop.get_token()] {
+        try {
+          if (cancel_sender) {
+            c.send(value, token);
+          } else {
+            c.send(value);
+          }
+          return true;
+        } catch (const Cancelled&) {
+          return false;
+        }
+      });
+      auto receiver = fork([&, token = stop.get_token()]() -> std::optional<int> {
+        try {
+          return cancel_sender ? c.recv() : c.recv(token);
+        } catch (const Cancelled&) {
+          return std::nullopt;
+        }
+      });
+      auto canceller = fork([&] { stop.request_stop(); });
+      canceller.join();
+      const std::string where = "iteration " + std::to_string(i) + ": ";
+      if (cancel_sender) {
+        const bool sent = sender.join();
+        if (!sent) c.send(-1);  // the receiver still waits: it must get this one, not the value
+        const std::optional<int> got = receiver.join();
+        record.expect(got == (sent ? value : -1), where + "the value was lost or duplicated");
+      } else {
+        const std::optional<int> got = receiver.join();
+        if (!got) record.expect(c.recv() == value, where + "the sender's value went nowhere");
+        record.expect(sender.join(), where + "the uncancelled sender failed");
+        if (got) record.expect(*got == value, where + "the receiver got a wrong value");
+      }
+    }
+  });
+  PRESTO_CHECK_RECORD(record);
+}
