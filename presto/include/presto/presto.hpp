@@ -11,6 +11,7 @@
 #include <presto/fifo_pool.hpp>
 #include <presto/idle_queue_pool.hpp>
 #include <presto/join_handle.hpp>
+#include <presto/latch.hpp>
 #include <presto/lifo_pool.hpp>
 #include <presto/local_queue_pool.hpp>
 #include <presto/lock.hpp>
@@ -18,9 +19,11 @@
 #include <presto/monitor.hpp>
 #include <presto/parallel_for.hpp>
 #include <presto/non_preemptable.hpp>
+#include <presto/once_flag.hpp>
 #include <presto/priority_pool.hpp>
 #include <presto/processor.hpp>
 #include <presto/runtime.hpp>
+#include <presto/rw_lock.hpp>
 #include <presto/scheduler.hpp>
 #include <presto/semaphore.hpp>
 #include <presto/shuffle_pool.hpp>
@@ -34,3 +37,4 @@
 #include <presto/thread_management.hpp>
 #include <presto/thread_pool.hpp>
 #include <presto/thread_queue.hpp>
+#include <presto/wait_group.hpp>
