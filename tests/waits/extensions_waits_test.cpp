@@ -14,6 +14,7 @@
 #include <presto/futures/when_any.hpp>
 
 #include "test_support.hpp"
+#include "waits_support.hpp"
 
 using namespace presto;
 using namespace presto::futures;
@@ -40,7 +41,7 @@ TEST_CASE("futures: timed waits, get with a token, and values kept", "[waits][fu
         return e.what();
       }
     });
-    while (getter.thread().state() != ThreadState::blocked) this_thread::yield();
+    presto::test::await_blocked(getter.thread());
     stop.request_stop();
     const std::string message = getter.join();
     record.expect(message.find("future") != std::string::npos && message.find("cancelled") != std::string::npos,
@@ -96,7 +97,7 @@ TEST_CASE("wait_any and when_any pick a ready future, without consuming it", "[w
       }
       return false;
     });
-    while (waiter.thread().state() != ThreadState::blocked) this_thread::yield();
+    presto::test::await_blocked(waiter.thread());
     stop.request_stop();
     record.expect(waiter.join(), "wait_any(token) was not cancelled");
 
@@ -159,7 +160,7 @@ TEST_CASE("channels: send and recv with a deadline give up cleanly", "[waits][ch
     record.expect(!c.try_recv_for(1ms).has_value(), "a recv without a sender got a value");
 
     auto receiver = fork([&] { return c.try_recv_until(Clock::now() + 1h); });
-    while (receiver.thread().state() != ThreadState::blocked) this_thread::yield();
+    presto::test::await_blocked(receiver.thread());
     record.expect(c.try_send_until(word, Clock::now() + 1h), "a timed send missed a waiting receiver");
     record.expect(receiver.join() == std::optional<std::string>("kept"), "the receiver did not get the value");
 

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "test_support.hpp"
+#include "waits_support.hpp"
 
 using namespace presto;
 using namespace std::chrono_literals;
@@ -136,7 +137,7 @@ TEST_CASE("RwLock: timed and cancelled acquisitions give up cleanly and let read
     // A writer waits (holding back new readers), then times out: the reader queued behind it
     // must be let in by its withdrawal.
     auto writer = fork([&] { return rw.try_lock_for(20ms); });
-    while (writer.thread().state() != ThreadState::blocked) this_thread::yield();
+    presto::test::await_blocked(writer.thread());
     auto reader = fork([&] {
       rw.lock_shared();
       rw.unlock_shared();
@@ -155,7 +156,7 @@ TEST_CASE("RwLock: timed and cancelled acquisitions give up cleanly and let read
       }
       return false;
     });
-    while (cancelled.thread().state() != ThreadState::blocked) this_thread::yield();
+    presto::test::await_blocked(cancelled.thread());
     stop.request_stop();
     record.expect(cancelled.join(), "lock(token) was not cancelled with a message naming the lock");
     rw.unlock_shared();
@@ -230,7 +231,7 @@ TEST_CASE("Latch and WaitGroup release their waiters exactly at zero", "[waits][
       }
       return false;
     });
-    while (waiter.thread().state() != ThreadState::blocked) this_thread::yield();
+    presto::test::await_blocked(waiter.thread());
     stop.request_stop();
     record.expect(waiter.join(), "WaitGroup::wait(token) was not cancelled");
     group.done();

@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "test_support.hpp"
+#include "waits_support.hpp"
 
 using namespace presto;
 using namespace std::chrono_literals;
@@ -34,7 +35,7 @@ std::string cancel_while_waiting(Wait wait) {
     }
     return "";
   });
-  while (waiter.thread().state() != ThreadState::blocked) this_thread::yield();
+  presto::test::await_blocked(waiter.thread());
   stop.request_stop();
   return waiter.join();
 }
@@ -136,6 +137,9 @@ TEST_CASE("every blocking operation wakes with Cancelled naming the object and t
                                           }),
                      "condition 'never' of monitor 'mon'");
     record.expect(held_after, "a cancelled Condition wait returned without the monitor");
+    m.entry();
+    expect_cancelled(cancel_while_waiting([&](const StopToken& t) { Monitor::Entry entry{m, t}; }), "monitor 'mon'");
+    m.exit();
 
     expect_cancelled(cancel_while_waiting([&](const StopToken& t) { this_thread::sleep_for(1h, t); }), "timer 'sleep'");
 
