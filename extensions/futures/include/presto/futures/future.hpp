@@ -44,6 +44,7 @@
 #include <presto/futures/promise.hpp>
 #include <presto/runtime.hpp>
 #include <presto/stop_token.hpp>
+#include <presto/this_thread.hpp>
 #include <presto/thread.hpp>
 
 namespace presto::futures {
@@ -82,7 +83,9 @@ class Future final : public Thread {
     if (!claimed_.exchange(true, std::memory_order_acq_rel)) {
       join();
     } else {
-      joined_.wait();  // another thread's get() is joining it
+      // Another thread's get() is joining it: its thread has settled result_ and is ending,
+      // so this is at most the last steps of a join.
+      while (!joined_.load(std::memory_order_acquire)) this_thread::yield();
     }
     if (!observed_.load(std::memory_order_relaxed) && result_.has_exception()) {
       detail::report_unobserved(*this, capture_error());
@@ -169,10 +172,10 @@ class Future final : public Thread {
       try {
         join();  // may run the computation inline; it has settled result_ when this returns
       } catch (...) {
-        joined_.set_value();  // (only if the thread was abandoned) the destructor must not wait
+        joined_.store(true, std::memory_order_release);  // (abandoned thread) nothing to wait for
         throw;
       }
-      joined_.set_value();
+      joined_.store(true, std::memory_order_release);
     } else {
       result_.wait();
     }
@@ -190,9 +193,9 @@ class Future final : public Thread {
     return nullptr;
   }
   Promise<T> result_;
-  Promise<void> joined_{"future join"};  // settled once the claimer's join() has returned
-  std::atomic<bool> claimed_{false};     // a thread has taken the join on itself
-  std::atomic<bool> observed_{false};    // a get() or take() has read result_
+  std::atomic<bool> claimed_{false};   // a thread has taken the join on itself
+  std::atomic<bool> joined_{false};    // the claimer's join() has returned
+  std::atomic<bool> observed_{false};  // a get() or take() has read result_
 };
 
 template <class F, class... Args>
