@@ -291,3 +291,58 @@ TEST_CASE("an OS thread's waits are cancellable too", "[waits]") {
   sleeper.join();
   CHECK(message == "slept no more");
 }
+
+TEST_CASE("plain, timed and cancelled lockers mixed: exclusion kept, no wake-up lost", "[waits][race]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  const int threads = 8, rounds = static_cast<int>(presto::test::scaled(300));
+  presto::test::Record record;
+  presto::test::run(cfg, [&] {
+    Lock lock{"mixed"};
+    Semaphore sem{1, "mixed units"};
+    StopSource stop;
+    long count = 0;
+    std::atomic<long> successes{0};
+    std::atomic<int> inside{0};
+    std::vector<JoinHandle<void>> hs;
+    for (int t = 0; t < threads; ++t) {
+      hs.push_back(fork([&, t, token = stop.get_token()] {
+        for (int r = 0; r < rounds; ++r) {
+          if (t == 0 && r == rounds / 2) stop.request_stop();  // half-way: cancel the token users
+          bool got = false;
+          try {
+            switch ((r + t) % 3) {
+              case 0: lock.lock(); got = true; break;
+              case 1: got = lock.try_lock_for(std::chrono::microseconds(r % 50)); break;
+              default: lock.lock(token); got = true; break;
+            }
+          } catch (const Cancelled&) {
+          }
+          if (got) {
+            record.expect(inside.fetch_add(1) == 0, "two holders of the lock");
+            const long v = count;
+            if (r % 4 == 0) this_thread::yield();
+            count = v + 1;
+            inside.fetch_sub(1);
+            successes.fetch_add(1);
+            lock.unlock();
+          }
+          // The semaphore the same way: every unit taken is given back, none is lost.
+          bool unit = false;
+          try {
+            unit = (r + t) % 2 == 0 ? sem.try_acquire_for(std::chrono::microseconds(r % 30)) : (sem.acquire(token), true);
+          } catch (const Cancelled&) {
+          }
+          if (unit) {
+            this_thread::yield();
+            sem.release();
+          }
+        }
+      }));
+    }
+    for (auto& h : hs) h.join();
+    record.expect(count == successes.load(), "an increment was lost under the lock");
+    record.expect(sem.value() == 1, "the semaphore lost or gained a unit: " + std::to_string(sem.value()));
+  });
+  PRESTO_CHECK_RECORD(record);
+}
