@@ -101,8 +101,8 @@ TEST_CASE("wait_any and when_any pick a ready future, without consuming it", "[w
     stop.request_stop();
     record.expect(waiter.join(), "wait_any(token) was not cancelled");
 
+    Semaphore hold{0, "hold"};  // before the futures: they wait on it until they are destroyed
     std::deque<Future<int>> range;
-    Semaphore hold{0, "hold"};
     for (int i = 0; i < 4; ++i) {
       range.emplace_back([&hold, i] {
         if (i != 3) hold.acquire();
