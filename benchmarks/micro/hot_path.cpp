@@ -9,12 +9,17 @@
 //   fork-join fork an empty thread and join it at once: N threads
 //   batch     fork 10,000 threads, then join them in order (Figure 3's pattern): N threads
 //   skynet    trees of 111,111 threads, ten children a node: N threads (rounded down)
+//   lock      an uncontended Lock: N lock + unlock pairs
+//   semaphore an uncontended Semaphore: N release + acquire pairs
+//   barrier   a Barrier of one party: N phases
+//   future-get  a Future computing a constant, then get(): N futures
 
 #include <cstdio>
 #include <cstdlib>
 #include <string>
 #include <vector>
 
+#include <presto/futures/future.hpp>
 #include <presto/presto.hpp>
 
 #include "skynet.hpp"
@@ -63,6 +68,26 @@ bool run(const std::string& op, std::uint64_t n) {
     for (std::uint64_t r = 0; r < n / 111'111; ++r) {
       if (presto::bench::skynet(0, 100'000) != 100'000ull * 99'999 / 2) std::abort();
     }
+  } else if (op == "lock") {
+    presto::Lock lock{"lock"};
+    for (std::uint64_t i = 0; i < n; ++i) {
+      lock.lock();
+      lock.unlock();
+    }
+  } else if (op == "semaphore") {
+    presto::Semaphore sem{0, "semaphore"};
+    for (std::uint64_t i = 0; i < n; ++i) {
+      sem.release();
+      sem.acquire();
+    }
+  } else if (op == "future-get") {
+    for (std::uint64_t i = 0; i < n; ++i) {
+      presto::futures::Future f{[] { return 1; }};
+      if (f.get() != 1) std::abort();
+    }
+  } else if (op == "barrier") {
+    presto::Barrier barrier{1, "barrier"};
+    for (std::uint64_t i = 0; i < n; ++i) barrier.arrive_and_wait();
   } else {
     return false;
   }
@@ -75,7 +100,7 @@ int main(int argc, char** argv) {
   char* end = nullptr;
   const std::uint64_t n = argc == 3 ? std::strtoull(argv[2], &end, 10) : 0;
   if (argc != 3 || *end != '\0' || n == 0) {
-    std::fputs("usage: hot_path yield|handoff|fork-join|batch|skynet N   (N > 0)\n", stderr);
+    std::fputs("usage: hot_path yield|handoff|fork-join|batch|skynet|lock|semaphore|barrier|future-get N   (N > 0)\n", stderr);
     return 2;
   }
   const std::string op = argv[1];

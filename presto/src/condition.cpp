@@ -37,17 +37,38 @@ void Condition::wait(Monitor::Entry& entry) {
 }
 
 bool Condition::wait_until(Monitor::Entry& entry, Clock::time_point deadline) {
-  check_owner(&entry, "wait_until");
+  return wait_on(entry, &deadline, StopToken{}, "wait_until") == WaitStatus::woken;
+}
+
+void Condition::wait(Monitor::Entry& entry, const StopToken& token) {
+  if (wait_on(entry, nullptr, token, "wait") == WaitStatus::cancelled) {
+    throw Cancelled(describe(), Thread::current().describe(), "wait");
+  }
+}
+
+bool Condition::wait_until(Monitor::Entry& entry, Clock::time_point deadline, const StopToken& token) {
+  switch (wait_on(entry, &deadline, token, "wait_until")) {
+    case WaitStatus::woken: return true;
+    case WaitStatus::timed_out: return false;
+    case WaitStatus::cancelled: break;
+  }
+  throw Cancelled(describe(), Thread::current().describe(), "wait_until");
+}
+
+WaitStatus Condition::wait_on(Monitor::Entry& entry, const Clock::time_point* deadline, const StopToken& token,
+                              const char* operation) {
+  check_owner(&entry, operation);
+  CancellableWait waiting{*this, token};
   spin_lock();
   try {
-    monitor_.exit();
+    monitor_.exit();  // a signaller needs our spinlock, so none slips in before we sleep
   } catch (...) {
     spin_unlock();
     throw;
   }
-  const bool woken = block_until(deadline);
+  const WaitStatus status = waiting.block(deadline);
   monitor_.entry();
-  return woken;
+  return status;
 }
 
 void Condition::signal() {

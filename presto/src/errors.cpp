@@ -14,6 +14,12 @@ std::string deadlock_message(const std::vector<BlockedThread>& blocked) {
 Deadlock::Deadlock(std::vector<BlockedThread> blocked)
     : std::runtime_error(deadlock_message(blocked)), blocked_(std::move(blocked)) {}
 
+Cancelled::Cancelled(std::string object, std::string thread, std::string_view operation)
+    : std::runtime_error(std::string(operation) + " on " + object + " by " + thread +
+                         " was cancelled: a stop was requested on its StopToken"),
+      object_(std::move(object)),
+      thread_(std::move(thread)) {}
+
 std::string exception_text(const std::exception_ptr& e) {
   try {
     std::rethrow_exception(e);

@@ -45,6 +45,32 @@ bool Lock::try_lock() {
   return acquired;
 }
 
+template <class Wait>
+bool Lock::acquire_or_wait(Thread& me, Wait&& wait) {
+  for (;;) {
+    std::uintptr_t w = word_.load(std::memory_order_relaxed);
+    if ((w & ~kWaitersBit) == address(me)) {
+      throw UsageError(me.describe() + " tried to acquire " + describe() + ", which it already holds");
+    }
+    if ((w & ~kWaitersBit) == 0) {  // free (perhaps with sleepers still queued): compete for it
+      if (word_.compare_exchange_weak(w, address(me) | (w & kWaitersBit), std::memory_order_acquire,
+                                      std::memory_order_relaxed)) {
+        return true;
+      }
+      continue;
+    }
+    spin_lock();
+    w = word_.load(std::memory_order_relaxed);
+    if ((w & ~kWaitersBit) == 0 ||
+        ((w & kWaitersBit) == 0 &&
+         !word_.compare_exchange_strong(w, w | kWaitersBit, std::memory_order_relaxed))) {
+      spin_unlock();  // released meanwhile: try again
+      continue;
+    }
+    if (!wait()) return false;
+  }
+}
+
 void Lock::lock_slow(Thread& me) {
   const WaitPolicy policy = wait_.resolve();
   if (policy.mode != WaitMode::block) {
@@ -58,30 +84,30 @@ void Lock::lock_slow(Thread& me) {
     });
     if (taken) return;
   }
-  for (;;) {
-    std::uintptr_t w = word_.load(std::memory_order_relaxed);
-    if ((w & ~kWaitersBit) == address(me)) {
-      throw UsageError(me.describe() + " tried to acquire " + describe() + ", which it already holds");
-    }
-    if ((w & ~kWaitersBit) == 0) {  // free (perhaps with sleepers still queued): compete for it
-      if (word_.compare_exchange_weak(w, address(me) | (w & kWaitersBit), std::memory_order_acquire,
-                                      std::memory_order_relaxed)) {
-        return;
-      }
-      continue;
-    }
-    spin_lock();
-    w = word_.load(std::memory_order_relaxed);
-    if ((w & ~kWaitersBit) == 0 ||
-        ((w & kWaitersBit) == 0 &&
-         !word_.compare_exchange_strong(w, w | kWaitersBit, std::memory_order_relaxed))) {
-      spin_unlock();  // released meanwhile: try again
-      continue;
-    }
+  acquire_or_wait(me, [&] {
     wait_.before_sleep(policy);
     block();  // the holder's unlock now takes the slow path and wakes us
     wait_.after_sleep(policy);
-  }
+    return true;
+  });
+}
+
+bool Lock::lock_until(const Clock::time_point* deadline, const StopToken& token) {
+  Thread& me = Thread::current();
+  if (try_lock()) return true;
+  // A waiter that gives up leaves kWaitersBit set at worst: the holder's unlock then takes the
+  // slow path once and finds nobody to wake.
+  CancellableWait waiting{*this, token};
+  const bool acquired = acquire_or_wait(me, [&] {
+    switch (waiting.block(deadline)) {
+      case WaitStatus::woken: return true;
+      case WaitStatus::timed_out: return false;
+      case WaitStatus::cancelled: break;
+    }
+    waiting.throw_cancelled("lock");
+  });
+  if (acquired) ++me.locks_held_;
+  return acquired;
 }
 
 void Lock::unlock_slow(Thread& me) {

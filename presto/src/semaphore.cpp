@@ -46,13 +46,20 @@ bool Semaphore::try_acquire() noexcept {
   return got;
 }
 
-bool Semaphore::try_acquire_until(Clock::time_point deadline) {
+bool Semaphore::acquire_until(const Clock::time_point* deadline, const StopToken& token) {
+  if (try_acquire()) return true;
+  CancellableWait waiting{*this, token};
   spin_lock();
   if (take()) {
     spin_unlock();
     return true;
   }
-  return block_until(deadline);
+  switch (waiting.block(deadline)) {
+    case WaitStatus::woken: return true;  // release() handed us its unit
+    case WaitStatus::timed_out: return false;
+    case WaitStatus::cancelled: break;
+  }
+  waiting.throw_cancelled("acquire");
 }
 
 void Semaphore::release(std::ptrdiff_t n) {

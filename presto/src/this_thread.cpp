@@ -3,6 +3,7 @@
 #include <presto/errors.hpp>
 #include <presto/non_preemptable.hpp>
 
+#include <optional>
 #include <thread>
 
 #include <presto/processor.hpp>
@@ -30,6 +31,18 @@ void sleep_until(Clock::time_point deadline) {
   SynchroObject& timer = detail::RuntimeImpl::of(*me.runtime()).sleep_object;
   timer.spin_lock();
   timer.block_until(deadline);
+}
+
+void sleep_until(Clock::time_point deadline, const StopToken& token) {
+  Thread& me = Thread::current();
+  // An OS thread sleeps on an object of its own (nobody else can wake it), a presto thread on
+  // its runtime's sleep object.
+  std::optional<detail::SleepObject> own;
+  SynchroObject& timer =
+      me.is_external() ? own.emplace() : detail::RuntimeImpl::of(*me.runtime()).sleep_object;
+  CancellableWait waiting{timer, token};
+  timer.spin_lock();
+  if (waiting.block_until(deadline) == WaitStatus::cancelled) waiting.throw_cancelled("sleep");
 }
 
 void preemptable() {

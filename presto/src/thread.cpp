@@ -1,5 +1,7 @@
 #include <presto/thread.hpp>
 
+#include <presto/stop_token.hpp>
+
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
@@ -170,23 +172,45 @@ void Thread::await_termination() {
   if (&me == this) throw UsageError(describe() + " tried to join itself");
   spin_lock();
   ThreadState s = state();
-  auto fail = [&](const std::string& why) {
-    spin_unlock();
-    throw UsageError(me.describe() + " cannot join " + describe() + ": " + why);
-  };
-  if (joined_) fail("it was already joined");
-  if (s == ThreadState::created) fail("it was never started");
-  if (s == ThreadState::abandoned) fail("it was abandoned when its run ended");
+  if (const char* why = join_obstacle(s)) join_failed(me, why);
   if (s != ThreadState::terminated) {
-    if (has_waiters()) fail("it is already being joined by another thread");
+    if (has_waiters()) join_failed(me, "it is already being joined by another thread");
     if (s != ThreadState::ready || !detail::Dispatch::join_inline(me, *this)) {
       block();
       spin_lock();
     }
     s = state();
-    if (s == ThreadState::abandoned) fail("it was abandoned when its run ended");
+    if (s == ThreadState::abandoned) join_failed(me, "it was abandoned when its run ended");
   }
   spin_unlock();
+}
+
+void Thread::await_termination(const StopToken& token) {
+  Thread& me = Thread::current();
+  if (&me == this) throw UsageError(describe() + " tried to join itself");
+  CancellableWait waiting{*this, token};  // never inline: a thread run inline cannot be left
+  spin_lock();
+  for (;;) {
+    const ThreadState s = state();
+    if (const char* why = join_obstacle(s)) join_failed(me, why);
+    if (s == ThreadState::terminated) break;
+    if (has_waiters()) join_failed(me, "it is already being joined by another thread");
+    if (waiting.block() == WaitStatus::cancelled) waiting.throw_cancelled("join");
+    spin_lock();
+  }
+  spin_unlock();
+}
+
+const char* Thread::join_obstacle(ThreadState s) const noexcept {
+  if (joined_) return "it was already joined";
+  if (s == ThreadState::created) return "it was never started";
+  if (s == ThreadState::abandoned) return "it was abandoned when its run ended";
+  return nullptr;
+}
+
+void Thread::join_failed(Thread& me, const char* why) {
+  spin_unlock();
+  throw UsageError(me.describe() + " cannot join " + describe() + ": " + why);
 }
 
 void Thread::throw_wrong_result_type() const {

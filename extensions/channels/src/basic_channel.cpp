@@ -80,7 +80,8 @@ Waiter* BasicChannel::claim(detail::WaitList& list, Wake& wake) noexcept {
   while (Waiter* w = list.head) {
     list.unlink(*w);
     if (w->gate == nullptr) {  // asleep on this channel, reached only through this queue
-      recall(*w->thread);
+      // Not queued any more: it timed out or was cancelled and is withdrawing; pass it by.
+      if (!recall(*w->thread)) continue;
       wake = {w->thread, this};
       return w;
     }
@@ -126,33 +127,50 @@ BasicChannel::Outcome BasicChannel::recv_locked(void* slot, Wake& wake) {
   return closed_ ? Outcome::closed : Outcome::would_block;
 }
 
-void BasicChannel::send_value(void* value) {
+bool BasicChannel::send_value(void* value, const Clock::time_point* deadline, const StopToken& token) {
+  CancellableWait waiting{*this, token};
   spin_lock();
   Wake wake;
   const Outcome outcome = send_locked(value, wake);
   if (outcome == Outcome::would_block) {
     Waiter self{.thread = &Thread::current(), .value = value};
     senders_.push_back(self);
-    block();  // a receiver takes the value, or close() marks us closed
+    // A receiver takes the value, or close() marks us closed, or we give up.
+    if (!settle_wait(waiting.block(deadline), self, senders_, waiting, "send")) return false;
     if (self.closed) throw_closed("sent on");
-    return;
+    return true;
   }
   spin_unlock();
   wake.run();
   if (outcome == Outcome::closed) throw_closed("sent on");
+  return true;
 }
 
-void BasicChannel::recv_value(void* slot) {
+bool BasicChannel::recv_value(void* slot, const Clock::time_point* deadline, const StopToken& token) {
+  CancellableWait waiting{*this, token};
   spin_lock();
   Wake wake;
   if (recv_locked(slot, wake) == Outcome::would_block) {
     Waiter self{.thread = &Thread::current(), .value = slot};
     receivers_.push_back(self);
-    block();  // a sender fills the slot, or close() leaves it empty
-    return;
+    // A sender fills the slot, or close() leaves it empty, or we give up.
+    return settle_wait(waiting.block(deadline), self, receivers_, waiting, "recv");
   }
   spin_unlock();
   wake.run();
+  return true;
+}
+
+bool BasicChannel::settle_wait(WaitStatus status, Waiter& self, detail::WaitList& list, CancellableWait& waiting,
+                               const char* operation) {
+  if (status == WaitStatus::woken) return true;
+  // Given up: nobody took our record (a partner passes by a thread it cannot recall), so
+  // nothing was transferred; take it off the queue if no partner did.
+  spin_lock();
+  if (self.linked) list.unlink(self);
+  spin_unlock();
+  if (status == WaitStatus::cancelled) waiting.throw_cancelled(operation);
+  return false;
 }
 
 bool BasicChannel::try_send_value(void* value) {

@@ -16,6 +16,7 @@
 #include <string_view>
 
 #include <presto/monitor.hpp>
+#include <presto/stop_token.hpp>
 #include <presto/synchro_object.hpp>
 
 namespace presto {
@@ -52,6 +53,18 @@ class Condition : public SynchroObject {
     return wait_until(entry, Clock::now() + std::chrono::ceil<Clock::duration>(timeout), std::move(pred));
   }
 
+  // As wait(entry), but throws Cancelled if a stop is requested on `token` first
+  // (presto/stop_token.hpp). Either way it returns (or throws) with the monitor held again.
+  void wait(Monitor::Entry& entry, const StopToken& token);
+  // Waits until pred() holds; throws Cancelled if a stop is requested first (std's order of
+  // arguments: condition_variable_any::wait(lock, stoken, pred), which returns instead).
+  template <class Predicate>
+  void wait(Monitor::Entry& entry, const StopToken& token, Predicate pred) {
+    while (!pred()) wait(entry, token);
+  }
+  // As wait_until(entry, deadline), and throws Cancelled as wait(entry, token).
+  bool wait_until(Monitor::Entry& entry, Clock::time_point deadline, const StopToken& token);
+
   void signal();
   void broadcast();
 
@@ -62,6 +75,9 @@ class Condition : public SynchroObject {
  private:
   // UsageError unless the caller holds the monitor (and `entry`, if given, is of it).
   void check_owner(const Monitor::Entry* entry, const char* operation) const;
+  // The timed and cancellable wait; the monitor is held again on return.
+  WaitStatus wait_on(Monitor::Entry& entry, const Clock::time_point* deadline, const StopToken& token,
+                     const char* operation);
   [[noreturn, gnu::cold]] void owner_error(const Monitor::Entry* entry, const char* operation) const;
 
   Monitor& monitor_;

@@ -9,6 +9,11 @@
 // Deadlock: thrown by Runtime::run() when the system halted (no thread ready or running, no
 // timer pending, no KeepAlive held) while threads were still blocked. blocked() lists every
 // one of them with the object it waits on; the message says the same in words.
+//
+// Cancelled: a blocking operation given a StopToken (presto/stop_token.hpp) gave up because a
+// stop was requested. Raised in the waiting thread, which no longer waits and holds nothing it
+// did not hold before the call (a Condition wait reacquires its monitor first, as every wait
+// does). object() and thread() name the object and the thread, as the message does.
 
 #include <presto/version.hpp>  // first: the C++20 check
 
@@ -16,6 +21,7 @@
 #include <exception>
 #include <stdexcept>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace presto {
@@ -39,6 +45,18 @@ class Deadlock : public std::runtime_error {
 
  private:
   std::vector<BlockedThread> blocked_;
+};
+
+class Cancelled : public std::runtime_error {
+ public:
+  // `operation` is what was cancelled, e.g. "acquire" or "lock".
+  Cancelled(std::string object, std::string thread, std::string_view operation);
+  const std::string& object() const noexcept { return object_; }  // e.g. "semaphore 'slots'"
+  const std::string& thread() const noexcept { return thread_; }  // e.g. "thread 'worker' (id 7)"
+
+ private:
+  std::string object_;
+  std::string thread_;
 };
 
 // What an exception says: what() for a std::exception, a fixed phrase for anything else. For

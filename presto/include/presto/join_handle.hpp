@@ -54,16 +54,15 @@ class [[nodiscard]] JoinHandle {
   // on the very thread that will call run() therefore never returns.
   R join() {
     if (thread_ == nullptr) detail::throw_empty_handle(id_, name_, "join");
-    Thread& t = *thread_;
-    t.await_termination();  // may throw UsageError; the handle stays intact then
-    remember_name(t);
-    thread_ = nullptr;
-    struct Release {
-      Thread& t;
-      ~Release() { detail::release_joined(t); }
-    } release{t};
-    if (t.exception_) std::rethrow_exception(std::exchange(t.exception_, nullptr));
-    return t.task_.template take_result<R>();
+    thread_->await_termination();  // may throw UsageError; the handle stays intact then
+    return take_result();
+  }
+  // As join(), but throws Cancelled if a stop is requested on `token` before the thread has
+  // finished (presto/stop_token.hpp); the handle then stays joinable.
+  R join(const std::stop_token& token) {
+    if (thread_ == nullptr) detail::throw_empty_handle(id_, name_, "join");
+    thread_->await_termination(token);
+    return take_result();
   }
 
   // Lets the thread run on unjoined. UsageError if the handle is empty.
@@ -87,6 +86,19 @@ class [[nodiscard]] JoinHandle {
 
   void reset() noexcept {
     if (thread_ != nullptr) detail::release_handle(*std::exchange(thread_, nullptr));
+  }
+
+  // After the thread terminated: empties the handle and hands over the result.
+  R take_result() {
+    Thread& t = *thread_;
+    remember_name(t);
+    thread_ = nullptr;
+    struct Release {
+      Thread& t;
+      ~Release() { detail::release_joined(t); }
+    } release{t};
+    if (t.exception_) std::rethrow_exception(std::exchange(t.exception_, nullptr));
+    return t.task_.template take_result<R>();
   }
 
   // Keeps (the start of) the thread's name for the error of a later use of the emptied

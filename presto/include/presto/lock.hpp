@@ -14,10 +14,12 @@
 // its wait policy (set_wait_policy); a Monitor's entry follows its policy, a Condition's wait sleeps.
 
 #include <atomic>
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <string_view>
 
+#include <presto/stop_token.hpp>
 #include <presto/synchro_object.hpp>
 #include <presto/thread.hpp>
 #include <presto/wait_policy.hpp>
@@ -40,6 +42,18 @@ class Lock : public SynchroObject {
   }
   // Acquires the lock if it is free. UsageError if the caller already holds it.
   bool try_lock();
+  // Waits for the lock until `deadline` (sleeping, whatever the wait policy); false if it
+  // passed first. A deadline already past makes it a try_lock.
+  bool try_lock_until(Clock::time_point deadline) { return lock_until(&deadline, StopToken{}); }
+  template <class Rep, class Period>
+  bool try_lock_for(const std::chrono::duration<Rep, Period>& timeout) {
+    return try_lock_until(Clock::now() + std::chrono::ceil<Clock::duration>(timeout));
+  }
+  // As lock(), but throws Cancelled (without the lock) if a stop is requested on `token`
+  // before the lock is acquired (presto/stop_token.hpp).
+  void lock(const StopToken& token) { lock_until(nullptr, token); }
+  // As try_lock_until, and throws Cancelled as lock(token).
+  bool try_lock_until(Clock::time_point deadline, const StopToken& token) { return lock_until(&deadline, token); }
   void unlock() {
     Thread& me = Thread::current();
     std::uintptr_t expected = address(me);
@@ -77,6 +91,12 @@ class Lock : public SynchroObject {
   static constexpr std::uintptr_t kWaitersBit = 1;  // set while threads sleep in the queue
   static std::uintptr_t address(Thread& t) noexcept { return reinterpret_cast<std::uintptr_t>(&t); }
   void lock_slow(Thread& me);
+  // The timed and cancellable acquisition: false if the deadline (if any) passed first.
+  bool lock_until(const Clock::time_point* deadline, const StopToken& token);
+  // Competes for the lock until it is taken (true) or wait() returns false (gives up). wait()
+  // is called with the spinlock held and this thread queued as a waiter ready to block.
+  template <class Wait>
+  bool acquire_or_wait(Thread& me, Wait&& wait);
   void unlock_slow(Thread& me);
 
   std::atomic<std::uintptr_t> word_{0};  // owner address | kWaitersBit

@@ -9,7 +9,8 @@
 //
 // Conditions (condition.hpp) are bound to a monitor. Misuse raises UsageError naming the
 // monitor and the thread: exiting a monitor one does not own, re-entering one already owned,
-// destroying one threads wait to enter.
+// destroying one threads wait to enter. Timed and cancellable entries are Lock's
+// (try_lock_for, try_lock_until, lock(token)); Entry(m, token) is the guard of the last.
 
 #include <string>
 #include <string_view>
@@ -33,6 +34,9 @@ class Monitor : public Lock {
   class Entry {
    public:
     explicit Entry(Monitor& monitor) : monitor_(monitor) { monitor_.entry(); }
+    // Enters unless a stop is requested on `token` first: then throws Cancelled, and the
+    // guard does not exist (nothing to exit). See presto/stop_token.hpp.
+    Entry(Monitor& monitor, const StopToken& token) : monitor_(monitor) { monitor_.lock(token); }
     Entry(const Entry&) = delete;
     Entry& operator=(const Entry&) = delete;
     ~Entry() noexcept(false) { monitor_.exit(); }

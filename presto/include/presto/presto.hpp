@@ -14,6 +14,7 @@
 #include <presto/hybrid_allocation.hpp>
 #include <presto/idle_queue_pool.hpp>
 #include <presto/join_handle.hpp>
+#include <presto/latch.hpp>
 #include <presto/lifo_pool.hpp>
 #include <presto/load_allocation.hpp>
 #include <presto/local_queue_pool.hpp>
@@ -22,14 +23,17 @@
 #include <presto/monitor.hpp>
 #include <presto/parallel_for.hpp>
 #include <presto/non_preemptable.hpp>
+#include <presto/once_flag.hpp>
 #include <presto/priority_pool.hpp>
 #include <presto/processor.hpp>
 #include <presto/runtime.hpp>
+#include <presto/rw_lock.hpp>
 #include <presto/scheduler.hpp>
 #include <presto/semaphore.hpp>
 #include <presto/shuffle_pool.hpp>
 #include <presto/single_lock_pool.hpp>
 #include <presto/spinlock.hpp>
+#include <presto/stop_token.hpp>
 #include <presto/synchro_object.hpp>
 #include <presto/this_thread.hpp>
 #include <presto/thread.hpp>
@@ -37,3 +41,4 @@
 #include <presto/thread_management.hpp>
 #include <presto/thread_pool.hpp>
 #include <presto/thread_queue.hpp>
+#include <presto/wait_group.hpp>

@@ -10,6 +10,7 @@
 #include <string>
 #include <string_view>
 
+#include <presto/stop_token.hpp>
 #include <presto/synchro_object.hpp>
 #include <presto/wait_policy.hpp>
 
@@ -22,11 +23,18 @@ class Semaphore : public SynchroObject {
 
   void acquire();
   bool try_acquire() noexcept;
-  bool try_acquire_until(Clock::time_point deadline);
+  // Waits for a unit until `deadline` (sleeping, whatever the wait policy); false if it
+  // passed first. A deadline already past makes it a try_acquire.
+  bool try_acquire_until(Clock::time_point deadline) { return acquire_until(&deadline, StopToken{}); }
   template <class Rep, class Period>
   bool try_acquire_for(const std::chrono::duration<Rep, Period>& timeout) {
     return try_acquire_until(Clock::now() + std::chrono::ceil<Clock::duration>(timeout));
   }
+  // As acquire(), but throws Cancelled (without a unit) if a stop is requested on `token`
+  // before a unit is handed over (presto/stop_token.hpp).
+  void acquire(const StopToken& token) { acquire_until(nullptr, token); }
+  // As try_acquire_until, and throws Cancelled as acquire(token).
+  bool try_acquire_until(Clock::time_point deadline, const StopToken& token) { return acquire_until(&deadline, token); }
   // Adds n >= 0 units. UsageError if n < 0.
   void release(std::ptrdiff_t n = 1);
   // Units available now (a snapshot).
@@ -43,6 +51,7 @@ class Semaphore : public SynchroObject {
 
  private:
   bool take() noexcept;  // one unit if there is one; spinlock held
+  bool acquire_until(const Clock::time_point* deadline, const StopToken& token);
 
   // Changed under the spinlock; read without it by spinning waiters (hence atomic, relaxed).
   std::atomic<std::ptrdiff_t> count_;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 
+#include <presto/stop_token.hpp>
 #include <presto/synchro_object.hpp>
 #include <presto/thread.hpp>
 
@@ -22,6 +23,13 @@ void sleep_until(Clock::time_point deadline);
 template <class Rep, class Period>
 void sleep_for(const std::chrono::duration<Rep, Period>& duration) {
   sleep_until(Clock::now() + std::chrono::ceil<Clock::duration>(duration));
+}
+// As sleep_until / sleep_for, but throws Cancelled as soon as a stop is requested on `token`
+// (presto/stop_token.hpp). On a plain OS thread too.
+void sleep_until(Clock::time_point deadline, const StopToken& token);
+template <class Rep, class Period>
+void sleep_for(const std::chrono::duration<Rep, Period>& duration, const StopToken& token) {
+  sleep_until(Clock::now() + std::chrono::ceil<Clock::duration>(duration), token);
 }
 inline Thread& get() noexcept { return Thread::current(); }
 inline std::uint64_t get_id() noexcept { return Thread::current().id(); }

@@ -37,6 +37,7 @@
 #include <limits>
 #include <memory>
 #include <optional>
+#include <stop_token>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -118,14 +119,15 @@ class Thread : public SynchroObject {
   template <class R = void>
   R join() {
     await_termination();
-    joined_ = true;
-    if (exception_) std::rethrow_exception(std::exchange(exception_, nullptr));
-    if constexpr (std::is_void_v<R>) {
-      task_.reset();
-    } else {
-      if (!task_.has_result() || task_.result_tag() != &detail::type_tag<R>) throw_wrong_result_type();
-      return task_.template take_result<R>();
-    }
+    return take_joined<R>();
+  }
+  // As join(), but throws Cancelled if a stop is requested on `token` before the thread has
+  // finished (presto/stop_token.hpp); the thread can then still be joined. Never runs the
+  // thread inline in the caller, as join() may.
+  template <class R = void>
+  R join(const std::stop_token& token) {
+    await_termination(token);
+    return take_joined<R>();
   }
 
   // PRESTO's `thisthread`: the thread running this code (an external thread off-runtime).
@@ -231,6 +233,21 @@ class Thread : public SynchroObject {
   void check_startable() const;
   void launch(Runtime* rt);
   void await_termination();
+  void await_termination(const std::stop_token& token);
+  // Spinlock held: why the current thread cannot join this one in state s, or nullptr.
+  const char* join_obstacle(ThreadState s) const noexcept;
+  [[noreturn, gnu::cold]] void join_failed(Thread& me, const char* why);  // unlocks, throws
+  template <class R>
+  R take_joined() {
+    joined_ = true;
+    if (exception_) std::rethrow_exception(std::exchange(exception_, nullptr));
+    if constexpr (std::is_void_v<R>) {
+      task_.reset();
+    } else {
+      if (!task_.has_result() || task_.result_tag() != &detail::type_tag<R>) throw_wrong_result_type();
+      return task_.template take_result<R>();
+    }
+  }
   [[noreturn]] void throw_wrong_result_type() const;
   void run_body() noexcept;  // on the thread's own stack: run(), catching what it throws
   void destroy_locals() noexcept;

@@ -11,6 +11,11 @@
 // channel it polls and sleeps on its own PollGate, and the first partner to claim the gate
 // takes exactly one of its cases.
 //
+// Timed and cancellable operations give up cleanly: a thread that times out or is cancelled
+// leaves its record in the queue until it takes it out, and a partner that finds such a record
+// passes it by (it cannot recall the thread), so a value is either transferred and the
+// operation succeeds, or it is not and the operation reports the time-out or the Cancelled.
+//
 // Closing (close()) is explicit and final: every waiting receiver wakes with "closed" (an empty
 // optional), every waiting sender wakes with "closed" (send throws ChannelClosed; its value
 // was not delivered), and later operations see the same. Values already buffered can still be
@@ -27,6 +32,7 @@
 #include <string>
 #include <string_view>
 
+#include <presto/stop_token.hpp>
 #include <presto/synchro_object.hpp>
 #include <presto/thread.hpp>
 
@@ -109,11 +115,12 @@ class BasicChannel : public SynchroObject {
   BasicChannel(std::size_t capacity, std::string name);
 
   // Blocking send of the value at `value` (a T, moved from when delivered). Throws
-  // ChannelClosed if the channel is or becomes closed first.
-  void send_value(void* value);
+  // ChannelClosed if the channel is or becomes closed first, Cancelled if a stop is requested
+  // on `token` first; false if `deadline` (if any) passed first (nothing sent).
+  bool send_value(void* value, const Clock::time_point* deadline = nullptr, const StopToken& token = {});
   // Blocking receive into `slot` (an empty std::optional<T>); leaves it empty if the channel
-  // is closed and drained.
-  void recv_value(void* slot);
+  // is closed and drained. Cancelled and deadlines as send_value (false: nothing received).
+  bool recv_value(void* slot, const Clock::time_point* deadline = nullptr, const StopToken& token = {});
   // Non-blocking forms: false if the operation would have to wait.
   bool try_send_value(void* value);
   bool try_recv_value(void* slot);
@@ -136,6 +143,10 @@ class BasicChannel : public SynchroObject {
   // and recalled; nullptr if none.
   detail::Waiter* claim(detail::WaitList& list, detail::Wake& wake) noexcept;
   [[noreturn]] void throw_closed(std::string_view operation) const;
+  // After a blocking wait on the channel: true if a partner (or close) woke us; else withdraws
+  // `self` from `list` and returns false (timed out) or throws Cancelled.
+  bool settle_wait(WaitStatus status, detail::Waiter& self, detail::WaitList& list, CancellableWait& waiting,
+                   const char* operation);
 
   std::size_t capacity_;
   bool closed_ = false;

@@ -17,6 +17,7 @@
 // Works from presto threads and plain OS threads alike. T must be nothrow-move-constructible
 // (values are moved while the channel's spinlock is held).
 
+#include <chrono>
 #include <cstddef>
 #include <optional>
 #include <string>
@@ -46,6 +47,33 @@ class Channel : public BasicChannel {
   std::optional<T> recv() {
     std::optional<T> slot;
     recv_value(&slot);
+    return slot;
+  }
+  // As send, but gives up at `deadline`: false if it passed first, and `value` is then left
+  // as it was (moved from only when sent). Throws ChannelClosed as send.
+  bool try_send_until(T& value, Clock::time_point deadline) { return send_value(&value, &deadline); }
+  template <class Rep, class Period>
+  bool try_send_for(T& value, const std::chrono::duration<Rep, Period>& timeout) {
+    return try_send_until(value, Clock::now() + std::chrono::ceil<Clock::duration>(timeout));
+  }
+  // As send, but throws presto::Cancelled (the value not sent) if a stop is requested on
+  // `token` first (presto/stop_token.hpp).
+  void send(T value, const StopToken& token) { send_value(&value, nullptr, token); }
+  // As recv, but gives up at `deadline`: empty if it passed first or the channel is closed
+  // (closed() tells which: a closed channel stays closed).
+  std::optional<T> try_recv_until(Clock::time_point deadline) {
+    std::optional<T> slot;
+    recv_value(&slot, &deadline);
+    return slot;
+  }
+  template <class Rep, class Period>
+  std::optional<T> try_recv_for(const std::chrono::duration<Rep, Period>& timeout) {
+    return try_recv_until(Clock::now() + std::chrono::ceil<Clock::duration>(timeout));
+  }
+  // As recv, but throws presto::Cancelled if a stop is requested on `token` first.
+  std::optional<T> recv(const StopToken& token) {
+    std::optional<T> slot;
+    recv_value(&slot, nullptr, token);
     return slot;
   }
   // Sends only if a receiver waits (or, buffered, there is room): false if it would wait, and

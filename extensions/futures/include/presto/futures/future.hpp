@@ -8,12 +8,17 @@
 //   ... other work ...
 //   long s = sum.get();
 //
-// - The value travels the core's own way: the thread's body returns it, Thread::join<T>()
-//   takes it. The first get() joins the thread and settles a Promise<T> inside the future;
-//   every get() (any number, from any presto thread or plain OS thread, concurrently) then
-//   reads that promise: it returns a const reference to the value, or rethrows the exception.
-//   take() moves the value out instead (single consumer), as get() on a temporary future does.
+// - The computation's thread settles a Promise<T> inside the future with its value (or its
+//   exception); every get() (any number, from any presto thread or plain OS thread,
+//   concurrently) reads that promise: it returns a const reference to the value, or rethrows
+//   the exception. take() moves the value out instead (single consumer), as get() on a
+//   temporary future does. The first get() also joins the thread, and runs it inline if it
+//   has not started yet (RuntimeConfig::inline_joins).
 // - ready(): true once the computation has finished; get() will not block.
+// - wait_until / wait_for: wait for the value until a deadline (true: ready; false: the
+//   deadline passed; std::future's names, a bool for std::future_status). get(token),
+//   take(token) and wait(token) throw presto::Cancelled if a stop is requested on `token`
+//   first (presto/stop_token.hpp). These never run the computation inline.
 // - Future(f, args...) starts in the calling presto thread's runtime (UsageError on an OS
 //   thread); Future(runtime, f, args...) starts in `runtime` from anywhere, before or during
 //   its run(). Arguments are copied (std::invoke order, as Thread::start).
@@ -26,6 +31,8 @@
 // - Future is final: a subclass's constructor would still be running when the thread starts.
 
 #include <atomic>
+#include <chrono>
+#include <exception>
 #include <concepts>
 #include <functional>
 #include <string>
@@ -36,6 +43,8 @@
 #include <presto/errors.hpp>
 #include <presto/futures/promise.hpp>
 #include <presto/runtime.hpp>
+#include <presto/stop_token.hpp>
+#include <presto/this_thread.hpp>
 #include <presto/thread.hpp>
 
 namespace presto::futures {
@@ -72,18 +81,21 @@ class Future final : public Thread {
     if (state() == ThreadState::created) return;  // the start failed: nothing runs
     KeepAlive keep = Thread::current().is_external() ? runtime()->keep_alive() : KeepAlive{};  // see resolve()
     if (!claimed_.exchange(true, std::memory_order_acq_rel)) {
-      settle();
-      if (result_.has_exception()) detail::report_unobserved(*this, capture_error());
+      join();
     } else {
-      result_.wait();  // another thread's get() is settling it
+      // Another thread's get() is joining it: its thread has settled result_ and is ending,
+      // so this is at most the last steps of a join.
+      while (!joined_.load(std::memory_order_acquire)) this_thread::yield();
+    }
+    if (!observed_.load(std::memory_order_relaxed) && result_.has_exception()) {
+      detail::report_unobserved(*this, capture_error());
     }
   }
-
   // Waits for the value; returns it (const reference, valid while the future lives) or
   // rethrows the computation's exception. Any number of calls, from any threads.
   reference get() & {
     resolve();
-    return result_.get();
+    return observe().get();
   }
   // On a temporary future (`when_all(rows).get()`), get() returns the value itself: a
   // reference would dangle once the future is gone.
@@ -91,50 +103,86 @@ class Future final : public Thread {
   // As get(), but moves the value out: once, for a single consumer.
   T take() {
     resolve();
-    return result_.take();
+    return observe().take();
   }
+  // As get() and take(), but throw Cancelled if a stop is requested on `token` first.
+  reference get(const StopToken& token) & {
+    check_not_self();
+    return observe().get(token);
+  }
+  T take(const StopToken& token) {
+    check_not_self();
+    return observe().take(token);
+  }
+  // Waits until the computation has finished (neither returns nor rethrows): without limit,
+  // until a stop is requested (Cancelled), or until a deadline (false if it passed first).
+  void wait() { resolve(); }
+  void wait(const StopToken& token) {
+    check_not_self();
+    result_.wait(token);
+  }
+  bool wait_until(Clock::time_point deadline) {
+    check_not_self();
+    return result_.wait_until(deadline);
+  }
+  template <class Rep, class Period>
+  bool wait_for(const std::chrono::duration<Rep, Period>& timeout) {
+    return wait_until(Clock::now() + std::chrono::ceil<Clock::duration>(timeout));
+  }
+  // The promise the computation settles: for waits on several futures (wait_any).
+  Promise<T>& promise() noexcept { return result_; }
+
   // True once the computation has finished.
-  bool ready() const noexcept { return result_.ready() || state() == ThreadState::terminated; }
+  bool ready() const noexcept { return result_.ready(); }
 
   std::string_view kind() const noexcept override { return "future"; }
 
  private:
+  // The computation: settles result_ (this thread's own promise) with its value or exception.
   template <class F, class... Args>
-  static auto body(F&& f, Args&&... args) {
-    return [f = std::forward<F>(f), ... args = std::forward<Args>(args)]() mutable -> T {
-      if constexpr (std::is_void_v<T>) {
-        std::invoke(std::move(f), std::move(args)...);
-      } else {
-        return std::invoke(std::move(f), std::move(args)...);
+  auto body(F&& f, Args&&... args) {
+    return [result = &result_, f = std::forward<F>(f), ... args = std::forward<Args>(args)]() mutable {
+      std::exception_ptr error;
+      try {
+        if constexpr (std::is_void_v<T>) {
+          std::invoke(std::move(f), std::move(args)...);
+          result->set_value();
+        } else {
+          result->set_value(std::invoke(std::move(f), std::move(args)...));
+        }
+        return;
+      } catch (...) {
+        error = std::current_exception();
       }
+      result->set_exception(std::move(error));  // outside the handler: the promise alone holds it
     };
   }
-
+  void check_not_self() const {
+    if (!result_.ready() && &Thread::current() == this) detail::throw_self_get(*this);
+  }
   void resolve() {
     if (result_.ready()) return;
     Thread& me = Thread::current();
     if (&me == this) detail::throw_self_get(*this);
-    // A plain OS thread that settles the future wakes presto threads waiting in get(), a
-    // wakeup the runtime cannot foresee: from its claim until they are woken, it keeps the
-    // run from halting (as a KeepAlive holder must).
+    // A plain OS thread that joins the future (running it, if inline) may wake presto threads
+    // waiting in get(), a wakeup the runtime cannot foresee: until then it keeps the run from
+    // halting (as a KeepAlive holder must).
     KeepAlive keep = me.is_external() ? runtime()->keep_alive() : KeepAlive{};
-    if (!claimed_.exchange(true, std::memory_order_acq_rel)) settle();
-  }
-  // Joins the thread (once: only the thread that claimed the future) and settles result_.
-  void settle() {
-    std::exception_ptr error;
-    try {
-      if constexpr (std::is_void_v<T>) {
-        join();
-        result_.set_value();
-      } else {
-        result_.set_value(join<T>());
+    if (!claimed_.exchange(true, std::memory_order_acq_rel)) {
+      try {
+        join();  // may run the computation inline; it has settled result_ when this returns
+      } catch (...) {
+        joined_.store(true, std::memory_order_release);  // (abandoned thread) nothing to wait for
+        throw;
       }
-      return;
-    } catch (...) {
-      error = std::current_exception();
+      joined_.store(true, std::memory_order_release);
+    } else {
+      result_.wait();
     }
-    result_.set_exception(std::move(error));  // outside the handler: the promise alone holds it
+  }
+  Promise<T>& observe() noexcept {
+    observed_.store(true, std::memory_order_relaxed);
+    return result_;
   }
   std::exception_ptr capture_error() {
     try {
@@ -144,9 +192,10 @@ class Future final : public Thread {
     }
     return nullptr;
   }
-
   Promise<T> result_;
-  std::atomic<bool> claimed_{false};
+  std::atomic<bool> claimed_{false};   // a thread has taken the join on itself
+  std::atomic<bool> joined_{false};    // the claimer's join() has returned
+  std::atomic<bool> observed_{false};  // a get() or take() has read result_
 };
 
 template <class F, class... Args>

@@ -17,9 +17,14 @@
 //   with a single consumer, which must not read it again.
 // - Destroying a promise while threads wait on it raises UsageError (SynchroObject's rule).
 //   A promise that is never settled leaves its waiters blocked: presto::Deadlock names them.
+// - Timed and cancellable waits: wait_until / wait_for return false if the deadline passed
+//   first; wait(token) / get(token) / take(token) throw presto::Cancelled if a stop is
+//   requested first (presto/stop_token.hpp). None of them settles or consumes anything when
+//   it gives up.
 // - T may be void (set_value() with no argument; get() returns nothing); not a reference.
 
 #include <atomic>
+#include <chrono>
 #include <exception>
 #include <optional>
 #include <string>
@@ -28,6 +33,7 @@
 #include <utility>
 #include <variant>
 
+#include <presto/stop_token.hpp>
 #include <presto/synchro_object.hpp>
 #include <presto/thread.hpp>
 #include <presto/thread_queue.hpp>
@@ -37,6 +43,35 @@ namespace presto::futures {
 namespace detail {
 [[noreturn]] void throw_already_settled(const SynchroObject& promise, const char* operation);
 [[noreturn]] void throw_taken(const SynchroObject& promise);
+
+// One waiter's interest in a promise being settled (Promise::watch); lives on its stack.
+struct Watcher {
+  virtual void notify() noexcept = 0;  // under the promise's spinlock
+  Watcher* prev = nullptr;
+  Watcher* next = nullptr;
+  bool linked = false;
+
+ protected:
+  ~Watcher() = default;
+};
+
+struct WatcherList {
+  Watcher* head = nullptr;
+  Watcher* tail = nullptr;
+  void push_back(Watcher& w) noexcept {
+    w.prev = tail;
+    w.next = nullptr;
+    (tail != nullptr ? tail->next : head) = &w;
+    tail = &w;
+    w.linked = true;
+  }
+  void unlink(Watcher& w) noexcept {
+    (w.prev != nullptr ? w.prev->next : head) = w.next;
+    (w.next != nullptr ? w.next->prev : tail) = w.prev;
+    w.prev = w.next = nullptr;
+    w.linked = false;
+  }
+};
 }  // namespace detail
 
 template <class T>
@@ -87,25 +122,51 @@ class Promise : public SynchroObject {
     }
     spin_unlock();
   }
+  // Waits until the promise is settled (true) or `deadline` passes (false).
+  bool wait_until(Clock::time_point deadline) { return wait_on(&deadline, StopToken{}) || ready(); }
+  template <class Rep, class Period>
+  bool wait_for(const std::chrono::duration<Rep, Period>& timeout) {
+    return wait_until(Clock::now() + std::chrono::ceil<Clock::duration>(timeout));
+  }
+  // As wait(), but throws Cancelled if a stop is requested on `token` first.
+  void wait(const StopToken& token) {
+    if (!wait_on(nullptr, token)) throw Cancelled(describe(), Thread::current().describe(), "wait");
+  }
   // Waits, then rethrows the exception or returns the value.
   reference get() {
     wait();
-    if (error_) std::rethrow_exception(error_);
-    if constexpr (!std::is_void_v<T>) {
-      if (taken_) detail::throw_taken(*this);
-      return *value_;
-    }
+    return read();
+  }
+  reference get(const StopToken& token) {
+    wait(token);
+    return read();
   }
   // Waits, then rethrows the exception or moves the value out (once; get() and take() after
   // it raise UsageError).
   T take() {
     wait();
-    if (error_) std::rethrow_exception(error_);
-    if constexpr (!std::is_void_v<T>) {
-      if (std::exchange(taken_, true)) detail::throw_taken(*this);
-      return std::move(*value_);
-    }
+    return move_out();
   }
+  T take(const StopToken& token) {
+    wait(token);
+    return move_out();
+  }
+  // Calls `notify()` (under this promise's spinlock: it must not block) when the promise is
+  // settled, unless it already is (then false, and nothing is called). For waits on several
+  // promises at once (wait_any); unwatch() before `watcher` goes away.
+  bool watch(detail::Watcher& watcher) {
+    spin_lock();
+    const bool pending = state_.load(std::memory_order_relaxed) != kReady;
+    if (pending) watchers_.push_back(watcher);
+    spin_unlock();
+    return pending;
+  }
+  void unwatch(detail::Watcher& watcher) noexcept {
+    spin_lock();
+    if (watcher.linked) watchers_.unlink(watcher);
+    spin_unlock();
+  }
+
   // True if settled with an exception.
   bool has_exception() const noexcept { return ready() && error_ != nullptr; }
 
@@ -113,6 +174,33 @@ class Promise : public SynchroObject {
 
  private:
   static constexpr int kEmpty = 0, kSetting = 1, kReady = 2;
+
+  // True once settled; false if the wait gave up (timed out or cancelled).
+  bool wait_on(const Clock::time_point* deadline, const StopToken& token) {
+    if (ready()) return true;
+    CancellableWait waiting{*this, token};
+    spin_lock();
+    while (state_.load(std::memory_order_relaxed) != kReady) {
+      if (waiting.block(deadline) != WaitStatus::woken) return false;
+      spin_lock();
+    }
+    spin_unlock();
+    return true;
+  }
+  reference read() {
+    if (error_) std::rethrow_exception(error_);
+    if constexpr (!std::is_void_v<T>) {
+      if (taken_) detail::throw_taken(*this);
+      return *value_;
+    }
+  }
+  T move_out() {
+    if (error_) std::rethrow_exception(error_);
+    if constexpr (!std::is_void_v<T>) {
+      if (std::exchange(taken_, true)) detail::throw_taken(*this);
+      return std::move(*value_);
+    }
+  }
 
   void claim(const char* operation) {
     int expected = kEmpty;
@@ -127,6 +215,10 @@ class Promise : public SynchroObject {
     spin_lock();
     state_.store(kReady, std::memory_order_release);
     while (Thread* t = recall()) woken.push_back(*t);
+    while (detail::Watcher* w = watchers_.head) {
+      watchers_.unlink(*w);
+      w->notify();
+    }
     spin_unlock();
     wakeup_all(woken);
   }
@@ -135,6 +227,7 @@ class Promise : public SynchroObject {
   std::optional<Stored> value_;
   std::exception_ptr error_;
   bool taken_ = false;
+  detail::WatcherList watchers_;  // guarded by the spinlock
 };
 
 }  // namespace presto::futures

@@ -1,0 +1,276 @@
+// The primitives beside monitors: RwLock (exclusion, phase-fairness: neither writers nor
+// readers starve), Latch, WaitGroup and call_once, over every configuration.
+
+#include <atomic>
+#include <mutex>
+#include <shared_mutex>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "test_support.hpp"
+#include "waits_support.hpp"
+
+using namespace presto;
+using namespace std::chrono_literals;
+
+TEST_CASE("RwLock: readers share, a writer excludes everybody", "[waits][rwlock]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  const int rounds = static_cast<int>(presto::test::scaled(300));
+  presto::test::Record record;
+  const long total = presto::test::run(cfg, [&] {
+    RwLock rw{"table"};
+    long value = 0;
+    std::atomic<int> readers{0}, writers{0};
+    std::atomic<int> max_readers{0};
+    std::vector<JoinHandle<void>> hs;
+    for (int t = 0; t < 8; ++t) {
+      hs.push_back(fork([&, t] {
+        for (int r = 0; r < rounds; ++r) {
+          if ((r + t) % 4 == 0) {
+            std::unique_lock guard(rw);  // std Lockable
+            record.expect(writers.fetch_add(1) == 0 && readers.load() == 0, "a writer shared the lock");
+            const long v = value;
+            if (r % 3 == 0) this_thread::yield();
+            value = v + 1;
+            writers.fetch_sub(1);
+          } else {
+            std::shared_lock guard(rw);  // std SharedLockable
+            const int now = readers.fetch_add(1) + 1;
+            record.expect(writers.load() == 0, "a reader entered beside a writer");
+            int seen = max_readers.load();
+            while (now > seen && !max_readers.compare_exchange_weak(seen, now)) {
+            }
+            this_thread::yield();
+            readers.fetch_sub(1);
+          }
+        }
+      }));
+    }
+    for (auto& h : hs) h.join();
+    record.expect(rw.readers() == 0 && !rw.held_exclusively(), "the lock was left held");
+    return value;
+  });
+  PRESTO_CHECK_RECORD(record);
+  long writes = 0;
+  for (int t = 0; t < 8; ++t) {
+    for (int r = 0; r < rounds; ++r) writes += (r + t) % 4 == 0;
+  }
+  CHECK(total == writes);
+}
+
+// Readers that overlap continuously (each re-enters at once and holds across a yield, so the
+// lock is never free of readers) would starve a writer under reader preference. Bounded by
+// counts: the readers stop after `cap` entries each, and the writer must be done long before.
+TEST_CASE("RwLock: a stream of readers does not starve a writer, nor writers the readers", "[waits][rwlock]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  const int writes = static_cast<int>(presto::test::scaled(50)), cap = 20000;
+  presto::test::Record record;
+  presto::test::run(cfg, [&] {
+    RwLock rw{"hot"};
+    std::atomic<bool> writer_done{false};
+    std::vector<JoinHandle<int>> readers;
+    for (int t = 0; t < 4; ++t) {
+      readers.push_back(fork([&] {
+        int entries = 0;
+        while (!writer_done.load() && entries < cap) {
+          rw.lock_shared();
+          ++entries;
+          this_thread::yield();
+          rw.unlock_shared();
+        }
+        return entries;
+      }));
+    }
+    auto writer = fork([&] {
+      for (int w = 0; w < writes; ++w) {
+        rw.lock();
+        this_thread::yield();
+        rw.unlock();
+      }
+      writer_done.store(true);
+    });
+    writer.join();
+    for (auto& r : readers) {
+      const int entries = r.join();
+      record.expect(entries < cap, "the readers reached their cap of " + std::to_string(cap) +
+                                       " entries before the writer's " + std::to_string(writes) + " writes");
+    }
+
+    // And the other way round: writers queued back to back do not keep a reader out.
+    std::atomic<bool> reader_done{false};
+    std::vector<JoinHandle<int>> writers;
+    for (int t = 0; t < 3; ++t) {
+      writers.push_back(fork([&] {
+        int entries = 0;
+        while (!reader_done.load() && entries < cap) {
+          rw.lock();
+          ++entries;
+          this_thread::yield();
+          rw.unlock();
+        }
+        return entries;
+      }));
+    }
+    auto reader = fork([&] {
+      for (int r = 0; r < writes; ++r) {
+        std::shared_lock guard(rw);
+        this_thread::yield();
+      }
+      reader_done.store(true);
+    });
+    reader.join();
+    for (auto& w : writers) record.expect(w.join() < cap, "the writers starved a reader");
+  });
+  PRESTO_CHECK_RECORD(record);
+}
+
+TEST_CASE("RwLock: timed and cancelled acquisitions give up cleanly and let readers in", "[waits][rwlock]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  presto::test::Record record;
+  presto::test::run(cfg, [&] {
+    RwLock rw{"rw"};
+    rw.lock_shared();
+    // A writer waits (holding back new readers), then times out: the reader queued behind it
+    // must be let in by its withdrawal.
+    auto writer = fork([&] { return rw.try_lock_for(20ms); });
+    presto::test::await_blocked(writer.thread());
+    auto reader = fork([&] {
+      rw.lock_shared();
+      rw.unlock_shared();
+      return true;
+    });
+    record.expect(!writer.join(), "a writer got the lock beside a reader");
+    record.expect(reader.join(), "the reader behind a timed-out writer never entered");
+    record.expect(!rw.try_lock_until(Clock::now() - 1s), "a past deadline waited or entered");
+
+    StopSource stop;
+    auto cancelled = fork([&, token = stop.get_token()] {
+      try {
+        rw.lock(token);
+      } catch (const Cancelled& e) {
+        return std::string(e.what()).find("rw lock 'rw'") != std::string::npos;
+      }
+      return false;
+    });
+    presto::test::await_blocked(cancelled.thread());
+    stop.request_stop();
+    record.expect(cancelled.join(), "lock(token) was not cancelled with a message naming the lock");
+    rw.unlock_shared();
+    record.expect(rw.try_lock(), "the lock was not free at the end");
+    rw.unlock();
+  });
+  PRESTO_CHECK_RECORD(record);
+}
+
+TEST_CASE("RwLock misuse raises UsageError naming the lock and the thread", "[waits][rwlock]") {
+  presto::test::run({}, [] {
+    RwLock rw{"m"};
+    CHECK_THROWS_WITH(rw.unlock(), Catch::Contains("rw lock 'm'") && Catch::Contains("thread"));
+    CHECK_THROWS_WITH(rw.unlock_shared(), Catch::Contains("rw lock 'm'"));
+    rw.lock();
+    CHECK_THROWS_WITH(rw.lock_shared(), Catch::Contains("holding it exclusively"));
+    rw.unlock();
+  });
+}
+
+TEST_CASE("Latch and WaitGroup release their waiters exactly at zero", "[waits][latch]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  const int workers = 16;
+  presto::test::Record record;
+  presto::test::run(cfg, [&] {
+    Latch ready{workers, "ready"};
+    std::atomic<int> counted{0};
+    std::vector<JoinHandle<void>> hs;
+    for (int i = 0; i < workers; ++i) {
+      hs.push_back(fork([&] {
+        counted.fetch_add(1);
+        ready.arrive_and_wait();  // all wait for all
+        record.expect(counted.load() == workers, "a latch waiter woke before the count reached zero");
+      }));
+    }
+    ready.wait();
+    for (auto& h : hs) h.join();
+    record.expect(ready.try_wait() && ready.wait_for(0ms), "a latch at zero made a waiter wait");
+    Latch never{1, "never"};
+    record.expect(!never.wait_for(1ms), "a latch above zero released a timed waiter");
+
+    WaitGroup group{"group"};
+    for (int round = 0; round < 3; ++round) {  // reusable
+      std::atomic<int> finished{0};
+      group.add(workers);
+      for (int i = 0; i < workers; ++i) {
+        fork([&] {
+          this_thread::yield();
+          finished.fetch_add(1);
+          group.done();
+        }).detach();
+      }
+      group.wait();
+      record.expect(finished.load() == workers, "wait() returned before every done()");
+    }
+    bool negative = false;
+    try {
+      group.done();
+    } catch (const UsageError& e) {
+      negative = std::string(e.what()).find("wait group 'group'") != std::string::npos;
+    }
+    record.expect(negative, "done() below zero was not a UsageError naming the group");
+
+    StopSource stop;
+    group.add(1);
+    auto waiter = fork([&, token = stop.get_token()] {
+      try {
+        group.wait(token);
+      } catch (const Cancelled&) {
+        return true;
+      }
+      return false;
+    });
+    presto::test::await_blocked(waiter.thread());
+    stop.request_stop();
+    record.expect(waiter.join(), "WaitGroup::wait(token) was not cancelled");
+    group.done();
+  });
+  PRESTO_CHECK_RECORD(record);
+}
+
+TEST_CASE("call_once runs once; a throwing initialisation lets the next caller try", "[waits][once]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  presto::test::Record record;
+  presto::test::run(cfg, [&] {
+    OnceFlag flag{"init"};
+    std::atomic<int> runs{0}, attempts{0};
+    std::vector<JoinHandle<void>> hs;
+    for (int i = 0; i < 16; ++i) {
+      hs.push_back(fork([&] {
+        try {
+          call_once(flag, [&] {
+            this_thread::yield();  // others arrive meanwhile and wait
+            if (attempts.fetch_add(1) < 2) throw std::runtime_error("not yet");
+            runs.fetch_add(1);
+          });
+        } catch (const std::runtime_error&) {
+        }
+        record.expect(!flag.done() || runs.load() == 1, "call_once returned before the initialisation");
+      }));
+    }
+    for (auto& h : hs) h.join();
+    record.expect(runs.load() == 1 && attempts.load() == 3 && flag.done(),
+                  "runs " + std::to_string(runs.load()) + ", attempts " + std::to_string(attempts.load()));
+    OnceFlag self{"self"};
+    bool caught = false;
+    try {
+      call_once(self, [&] { call_once(self, [] {}); });
+    } catch (const UsageError& e) {
+      caught = std::string(e.what()).find("once flag 'self'") != std::string::npos;
+    }
+    record.expect(caught && !self.done(), "call_once inside its own initialisation was not a UsageError");
+  });
+  PRESTO_CHECK_RECORD(record);
+}
