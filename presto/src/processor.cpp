@@ -41,11 +41,17 @@ bool Processor::work_available() const noexcept {
 
 void Processor::idle() {
   auto& r = detail::RuntimeImpl::of(*runtime_);
+  // Threads waiting for the poller's events may be ready already: look every 64 rounds.
+  IdlePoller* poller = r.poller.load(std::memory_order_acquire);
   r.spinning.fetch_add(1, std::memory_order_seq_cst);
   for (std::size_t i = 0; i < r.idle_spin; ++i) {
     if (work_available()) {
       r.spinning.fetch_sub(1, std::memory_order_seq_cst);
       return;
+    }
+    if (poller != nullptr && i % 64 == 0 && poller->waiting()) {
+      poller->poll(*this, false);
+      continue;
     }
     for (int k = 0; k < 32; ++k) detail::relax_cpu();
   }
@@ -56,7 +62,11 @@ void Processor::idle() {
 void Processor::park() {
   auto& r = detail::RuntimeImpl::of(*runtime_);
   park_word_.store(0, std::memory_order_relaxed);
+  IdlePoller* poller = r.poller.load(std::memory_order_acquire);
   r.parked_lock.lock();
+  // With an IdlePoller installed, one parked processor waits in poll() instead of its futex.
+  const bool polls = poller != nullptr && r.polling == nullptr;
+  if (polls) r.polling = this;
   r.parked.push_back(this);  // capacity reserved for every processor
   r.sleepers.fetch_add(1, std::memory_order_seq_cst);
   r.parked_lock.unlock();
@@ -66,7 +76,11 @@ void Processor::park() {
   if (!work_available() && !r.recheck.exchange(false, std::memory_order_seq_cst)) {
     detail::QuantumTimer* timer = state_->quantum_timer;  // no preemption signals while parked
     if (timer != nullptr) timer->pause();
-    detail::futex_wait(park_word_, 0);
+    if (polls) {
+      poller->poll(*this, true);
+    } else {
+      detail::futex_wait(park_word_, 0);
+    }
     if (timer != nullptr) timer->resume();
   }
   r.parked_lock.lock();
@@ -77,7 +91,10 @@ void Processor::park() {
       break;
     }
   }
+  if (polls) r.polling = nullptr;
   r.parked_lock.unlock();
+  // Threads still wait for the poller's events: a parked processor takes over the polling.
+  if (polls && poller->waiting() && r.sleepers.load(std::memory_order_seq_cst) != 0) r.wake_one();
 }
 
 }  // namespace presto

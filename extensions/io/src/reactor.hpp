@@ -1,0 +1,116 @@
+#pragma once
+// Reactor: presto::io's IdlePoller, one per runtime (Reactor::of), made on first use and owned
+// by the runtime (Runtime::install_idle_poller). Threads that would block on a descriptor sleep
+// on its FdWaiters (one per descriptor and direction) and the polling processor's
+// epoll_wait wakes them.
+//
+// Registration: each wait arms the descriptor one-shot and level-triggered (EPOLL_CTL_MOD,
+// or EPOLL_CTL_ADD the first time or after the kernel dropped a closed descriptor), for the
+// directions that have waiters. Level-triggered arming reports readiness that came before
+// it, so no wake-up is lost between the failed system call and the sleep; arming per wait
+// (rather than once per descriptor) keeps a descriptor number that was closed with ::close
+// and reused correct. The event disarms it; the poller re-arms it if the other direction
+// still has waiters.
+//
+// Locks: a direction's SynchroObject spinlock, then the descriptor's arm lock. The count of
+// waiters of a direction changes under its spinlock and is read under the arm lock.
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include <presto/idle_poller.hpp>
+#include <presto/runtime.hpp>
+#include <presto/spinlock.hpp>
+#include <presto/synchro_object.hpp>
+
+namespace presto::io::detail {
+
+enum class Direction : unsigned char { read, write };
+
+// The threads waiting for one direction of one descriptor. Deadlock reports and gdb name it
+// by the operation that waits ("read on fd 7").
+class FdWaiters final : public SynchroObject {
+ public:
+  FdWaiters(int fd, Direction d);
+  std::string_view kind() const noexcept override { return "file descriptor"; }
+  std::string describe() const override;
+
+  // Waiters (remembered and not yet recalled or timed out); written under the spinlock.
+  std::atomic<std::uint32_t> count{0};
+  // The operation of the latest waiter ("read", "accept", ...), for describe().
+  std::atomic<const char*> operation{"wait"};
+
+ private:
+  int fd_;
+};
+
+struct FdState {
+  explicit FdState(int fd) : readers(fd, Direction::read), writers(fd, Direction::write) {}
+  FdWaiters& waiters(Direction d) noexcept { return d == Direction::read ? readers : writers; }
+
+  FdWaiters readers;
+  FdWaiters writers;
+  Spinlock arm_lock;
+  // Bumped by presto::io::close (under both spinlocks): a waiter that saw another value was
+  // closed while it waited.
+  std::atomic<std::uint32_t> generation{0};
+  std::atomic<bool> nonblocking{false};  // presto::io made it O_NONBLOCK since the last close
+};
+
+class Reactor final : public IdlePoller {
+ public:
+  enum class Outcome : unsigned char { ready, timed_out, closed };
+
+  explicit Reactor(Runtime& rt);
+  ~Reactor() override;
+
+  // The reactor of `rt`, installed on first use. UsageError if rt has another IdlePoller.
+  static Reactor& of(Runtime& rt);
+
+  // The state of descriptor `fd`, made on first use and kept until the reactor dies.
+  // UsageError for a negative descriptor or one beyond kMaxFd.
+  FdState& state(int fd);
+  // The one place a presto thread waits for a descriptor: sleeps until `fd` may be ready in
+  // direction `d`, the deadline passes, or presto::io::close closes it (its generation is no
+  // longer `generation`, read before the system call that found it not ready). May return
+  // `ready` spuriously: the caller retries its system call. (A cancellation token would be
+  // checked here and wake the sleeper: see Deadline.)
+  Outcome wait(int fd, FdState& s, Direction d, std::uint32_t generation, Clock::time_point deadline,
+               const char* operation);
+  // presto::io::close's work before ::close: wake every waiter, forget the descriptor.
+  void close(int fd, FdState& s);
+
+  void poll(Processor& p, bool block) noexcept override;
+  void wake() noexcept override;
+  bool waiting() const noexcept override { return waiting_.load(std::memory_order_seq_cst) != 0; }
+
+  static constexpr int kMaxFd = (1 << 22) - 1;
+
+ private:
+  static constexpr int kChunkBits = 10;
+  static constexpr std::size_t kChunk = std::size_t{1} << kChunkBits;
+  static constexpr std::size_t kChunks = (static_cast<std::size_t>(kMaxFd) + 1) / kChunk;
+  struct Chunk {
+    std::atomic<FdState*> slots[kChunk] = {};
+  };
+
+  // Arms fd for the directions that have waiters. Throws std::system_error if epoll refuses
+  // (EPERM: a regular file, always ready, is reported as `false`: do not wait).
+  bool arm(int fd, FdState& s);
+  // Wakes the waiters of `d`; returns how many.
+  std::size_t wake_all(FdWaiters& w);
+  void dispatch(int fd, std::uint32_t events) noexcept;
+
+  Runtime& runtime_;
+  int epoll_ = -1;
+  int event_ = -1;  // eventfd: wake()
+  std::atomic<bool> woken_{false};
+  // Threads asleep here; drops only after the woken are ready, or by the waiter itself.
+  std::atomic<std::size_t> waiting_{0};
+  std::unique_ptr<std::atomic<Chunk*>[]> chunks_;
+};
+
+}  // namespace presto::io::detail
