@@ -203,9 +203,16 @@ void Reactor::poll(Processor& /*p*/, bool block) noexcept {
   }
   for (int i = 0; i < n; ++i) {
     if (events[i].data.u64 == kWakeKey) {
-      woken_.store(false, std::memory_order_seq_cst);  // before draining: a later wake() writes again
-      std::uint64_t count;
-      [[maybe_unused]] ssize_t r = ::read(event_, &count, sizeof count);
+      // A wake() is for the polling processor, whose poll blocks: a spinning processor's
+      // look must not take it. Drain first, then clear: a wake() in between finds the flag
+      // still set and does not write, which is right, since this poll is returning; cleared
+      // before the drain, the flag could stay set with nothing to read and every later
+      // wake() would be lost.
+      if (block) {
+        std::uint64_t count;
+        [[maybe_unused]] ssize_t r = ::read(event_, &count, sizeof count);
+        woken_.store(false, std::memory_order_seq_cst);
+      }
       continue;
     }
     dispatch(static_cast<int>(events[i].data.u64), events[i].events);

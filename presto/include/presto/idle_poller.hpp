@@ -8,8 +8,9 @@
 // and destroys it with itself). Then, when a processor has found no work for
 // RuntimeConfig::idle_spin rounds and parks (Processor::park), one parked processor at a
 // time — the *polling processor* — calls poll() instead of sleeping on its futex; the others
-// sleep as before. While it spins, an idle processor also polls without blocking, every 64
-// rounds, as long as waiting() is true: a thread whose data came meanwhile runs at once. A waker that picks the polling processor (a thread became ready, the run
+// sleep as before. While waiting() is true, an idle processor does not spin: it polls once
+// without blocking (a thread whose data came meanwhile runs at once), then parks. Spinning
+// would take a core from the programs at the other ends of the descriptors. A waker that picks the polling processor (a thread became ready, the run
 // ends, set_processors, a halt check) calls wake() instead of waking the futex. When poll()
 // returns and threads still wait for its events (waiting()), the polling processor hands the
 // role on: it wakes a parked processor, which takes the role when it parks.
@@ -36,7 +37,7 @@ class IdlePoller {
   // spuriously. Called on a processor's own OS thread, in its native context (no presto
   // thread runs there), with no runtime lock held. A blocking poll() is made by one processor
   // at a time (the polling processor, whose preemption timer is paused meanwhile); idle
-  // processors that spin also call poll(p, false) now and then while waiting() is true,
+  // processors call poll(p, false) once as they go idle while waiting() is true,
   // concurrently with each other and with the blocking one. Must not throw: a failure is the
   // poller's to report (the processor just goes on idling).
   virtual void poll(Processor& p, bool block) noexcept = 0;
