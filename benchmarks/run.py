@@ -9,8 +9,9 @@
 
 Steps: builds presto_bench (ninja), builds and runs the Go peer (benchmarks/peers/go) when a
 Go toolchain is installed, runs presto_bench with the Go results so that every ratio comes
-from this one run, then writes results.jsonl (one JSON line per measurement and per ratio),
-table.md and SVG plots. Standard library only.
+from this one run, runs the apps and the echo servers (benchmarks/echo/echo_bench.py: PRESTO,
+Go, Boost.Fiber + Asio under one client), then writes results.jsonl (one JSON line per
+measurement and per ratio), table.md and SVG plots. Standard library only.
 """
 
 import argparse
@@ -24,6 +25,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks", "echo"))
+import echo_bench  # noqa: E402  (benchmarks/echo/echo_bench.py: the echo servers)
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
 BEGIN, END = "<!-- results:begin (benchmarks/run.py writes this section) -->", "<!-- results:end -->"
 
@@ -471,7 +474,7 @@ def machine():
     return f"{cpu}, {os.cpu_count()} hardware threads{mem}, Linux {platform.release()}"
 
 
-def report(ms, ratios, made, plot_rel, quick, note, app_ms=()):
+def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), echo_ms=()):
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts = [f"Measured {when} on {machine()}" + (" (--quick: reduced counts)" if quick else "") + "."
              + (f" {note}" if note else ""), "",
@@ -483,6 +486,10 @@ def report(ms, ratios, made, plot_rel, quick, note, app_ms=()):
     if app_ms:
         parts += ["### Applications (the seeds' measured programs; time ± spread; speed-ups honest / relative)", "",
                   apps_table(app_ms)]
+    if echo_ms:
+        parts += ["", "### Echo servers (benchmarks/echo: a thread, goroutine or fiber per connection; 64-byte "
+                  "round trips in a closed loop, one run each; the same client, presto-echo-load, on the same "
+                  "machine)", "", echo_bench.echo_table(echo_ms)]
     return "\n".join(parts)
 
 
@@ -506,6 +513,7 @@ def main():
                     "quick-results with --quick)")
     ap.add_argument("--processors", type=int, default=os.cpu_count(), help="curves run on 1..N processors")
     ap.add_argument("--no-build", action="store_true", help="do not run ninja first")
+    ap.add_argument("--no-echo", action="store_true", help="skip the echo servers (benchmarks/echo)")
     ap.add_argument("--note", default="", help="a remark printed under the date (e.g. how quiet the machine was)")
     args = ap.parse_args()
     build_dir = os.path.abspath(args.build_dir)
@@ -522,6 +530,11 @@ def main():
         for rec in app_ms:
             f.write(json.dumps(rec) + "\n")
     spin_ms, spin_notes = run_spinlocks(args, build_dir, out_dir)
+    echo_ms = [] if args.no_echo else echo_bench.run_echo(args.quick, args.processors, build_dir,
+                                                                 ninja=not args.no_build)
+    with open(os.path.join(out_dir, "results.jsonl"), "a") as f:
+        for rec in echo_ms:
+            f.write(json.dumps(rec) + "\n")
     full = not args.quick and args.out is None
     plot_dir = os.path.join(ROOT, "docs", "benchmarks") if full else os.path.join(out_dir, "plots")
     made = plots(ms, plot_dir) + spinlock_plots(spin_ms, plot_dir)
@@ -529,7 +542,7 @@ def main():
         args.note = (args.note + " " if args.note else "") + "Spinning and blocking: " + "; ".join(
             n for n in spin_notes if "prediction" in n) + "."
     plot_rel = "benchmarks" if full else "plots"
-    section = report(ms, ratios, made, plot_rel, args.quick, args.note, app_ms)
+    section = report(ms, ratios, made, plot_rel, args.quick, args.note, app_ms, echo_ms)
     with open(os.path.join(out_dir, "table.md"), "w") as f:
         f.write(section + "\n")
     if full:
