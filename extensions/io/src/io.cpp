@@ -110,9 +110,22 @@ void all(const void* buffer, std::size_t n, Once&& once) {
 
 }  // namespace
 
+namespace {
+// ETIMEDOUT, said as "deadline passed" (strerror says "Connection timed out", wrong for a pipe);
+// it still compares equal to std::errc::timed_out.
+class DeadlineCategory final : public std::error_category {
+ public:
+  const char* name() const noexcept override { return "presto::io"; }
+  std::string message(int) const override { return "deadline passed"; }
+  std::error_condition default_error_condition(int e) const noexcept override {
+    return std::generic_category().default_error_condition(e);
+  }
+};
+const DeadlineCategory deadline_category;
+}  // namespace
+
 TimedOut::TimedOut(const char* operation, int fd, std::size_t done)
-    : std::system_error(std::make_error_code(std::errc::timed_out), io::what(operation, fd) + ": deadline passed"),
-      done_(done) {}
+    : std::system_error(std::error_code(ETIMEDOUT, deadline_category), io::what(operation, fd)), done_(done) {}
 
 std::size_t read(int fd, void* buffer, std::size_t n, Deadline deadline) {
   return static_cast<std::size_t>(
