@@ -50,9 +50,16 @@ Reactor::Reactor(Runtime& rt) : runtime_(rt), chunks_(new std::atomic<Chunk*>[kC
     ::close(epoll_);
     throw std::system_error(e, std::generic_category(), "presto::io: epoll_ctl(eventfd)");
   }
+  backstop_ = std::thread([this] { backstop(); });
 }
 
 Reactor::~Reactor() {
+  {
+    std::lock_guard lock(backstop_mutex_);
+    stopping_ = true;
+  }
+  backstop_stop_.notify_all();
+  backstop_.join();
   for (std::size_t i = 0; i < kChunks; ++i) {
     Chunk* c = chunks_[i].load(std::memory_order_acquire);
     if (c == nullptr) continue;
@@ -194,20 +201,25 @@ void Reactor::close(int fd, FdState& s) {
   if (woken != 0) waiting_.fetch_sub(woken, std::memory_order_seq_cst);
 }
 
-void Reactor::poll(Processor& /*p*/, bool block) noexcept {
+void Reactor::poll(Processor& /*p*/, bool block) noexcept { collect(block); }
+
+void Reactor::collect(bool block) noexcept {
+  last_poll_.store(Clock::now().time_since_epoch().count(), std::memory_order_relaxed);
   epoll_event events[kBatch];
+  if (block) blocking_.store(true, std::memory_order_relaxed);
   const int n = ::epoll_wait(epoll_, events, kBatch, block ? -1 : 0);
+  if (block) blocking_.store(false, std::memory_order_relaxed);
   if (n < 0) {
     if (errno != EINTR) std::perror("presto::io: epoll_wait");
     return;
   }
   for (int i = 0; i < n; ++i) {
     if (events[i].data.u64 == kWakeKey) {
-      // A wake() is for the polling processor, whose poll blocks: a spinning processor's
-      // look must not take it. Drain first, then clear: a wake() in between finds the flag
-      // still set and does not write, which is right, since this poll is returning; cleared
-      // before the drain, the flag could stay set with nothing to read and every later
-      // wake() would be lost.
+      // A wake() is for the polling processor, whose poll blocks: a look that does not block
+      // must not take it. Drain first, then clear: a wake() in between finds the flag still
+      // set and does not write, which is right, since this poll is returning; cleared before
+      // the drain, the flag could stay set with nothing to read and every later wake() would
+      // be lost.
       if (block) {
         std::uint64_t count;
         [[maybe_unused]] ssize_t r = ::read(event_, &count, sizeof count);
@@ -216,6 +228,17 @@ void Reactor::poll(Processor& /*p*/, bool block) noexcept {
       continue;
     }
     dispatch(static_cast<int>(events[i].data.u64), events[i].events);
+  }
+}
+
+void Reactor::backstop() noexcept {
+  std::unique_lock lock(backstop_mutex_);
+  while (!backstop_stop_.wait_for(lock, kBackstop, [this] { return stopping_; })) {
+    const Clock::rep since = Clock::now().time_since_epoch().count() - last_poll_.load(std::memory_order_relaxed);
+    if (waiting() && !blocking_.load(std::memory_order_relaxed) &&
+        since >= std::chrono::duration_cast<Clock::duration>(kBackstop).count()) {
+      collect(false);  // wakes threads from this OS thread, as any external thread may
+    }
   }
 }
 

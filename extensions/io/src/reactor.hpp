@@ -12,14 +12,24 @@
 // and reused correct. The event disarms it; the poller re-arms it if the other direction
 // still has waiters.
 //
+// Busy processors: readiness is noticed by idle processors (presto/idle_poller.hpp). So that
+// a runtime whose processors all compute still sees its I/O, a backstop OS thread (Go's sysmon
+// does this for its netpoller) looks every kBackstop while threads wait, no processor waits in
+// epoll_wait and none has polled for kBackstop, and wakes the threads whose descriptors are
+// ready; they run when a processor next dispatches (at the latest at its next preemption).
+//
 // Locks: a direction's SynchroObject spinlock, then the descriptor's arm lock. The count of
 // waiters of a direction changes under its spinlock and is read under the arm lock.
 
 #include <atomic>
+#include <chrono>
+#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include <presto/idle_poller.hpp>
 #include <presto/runtime.hpp>
@@ -88,6 +98,7 @@ class Reactor final : public IdlePoller {
   bool waiting() const noexcept override { return waiting_.load(std::memory_order_seq_cst) != 0; }
 
   static constexpr int kMaxFd = (1 << 22) - 1;
+  static constexpr std::chrono::milliseconds kBackstop{5};
 
  private:
   static constexpr int kChunkBits = 10;
@@ -103,6 +114,9 @@ class Reactor final : public IdlePoller {
   // Wakes the waiters of `d`; returns how many.
   std::size_t wake_all(FdWaiters& w);
   void dispatch(int fd, std::uint32_t events) noexcept;
+  // epoll_wait (blocking or not) and dispatch of what it returned.
+  void collect(bool block) noexcept;
+  void backstop() noexcept;
 
   Runtime& runtime_;
   int epoll_ = -1;
@@ -111,6 +125,13 @@ class Reactor final : public IdlePoller {
   // Threads asleep here; drops only after the woken are ready, or by the waiter itself.
   std::atomic<std::size_t> waiting_{0};
   std::unique_ptr<std::atomic<Chunk*>[]> chunks_;
+  // For the backstop: when a poll last began (Clock ticks), and whether one blocks now.
+  std::atomic<Clock::rep> last_poll_{0};
+  std::atomic<bool> blocking_{false};
+  std::mutex backstop_mutex_;
+  std::condition_variable backstop_stop_;
+  bool stopping_ = false;  // guarded by backstop_mutex_
+  std::thread backstop_;
 };
 
 }  // namespace presto::io::detail

@@ -16,7 +16,8 @@
 // role on: it wakes a parked processor, which takes the role when it parks.
 //
 // Readiness is noticed while a processor is idle: a processor running threads does not poll.
-// A program whose processors are all busy computing sees its I/O when one of them idles.
+// A poller that must serve programs whose processors are all busy computing polls from its
+// own thread too (presto::io's backstop does, every 5 ms, while no processor polls).
 //
 // Halting: while waiting() is true, the runtime does not halt (a wake-up can still come from
 // poll()), so a program whose threads are all blocked on I/O is not a deadlock.
