@@ -74,6 +74,12 @@ std::vector<BlockedThread> blocked_threads(Runtime& rt) {
   return static_cast<ListingScheduler&>(rt.scheduler()).blocked_threads();
 }
 
+// blocked_threads() reads the waiters' state while the run goes on; the reactor's wake-up
+// writes it later, after data that the pipe orders after the read, out of ThreadSanitizer's
+// sight. A zero-deadline wait on the same descriptor passes through the waiters' lock, which
+// the wake-up takes too: the order, made visible.
+void order_before_wakeup(int fd) { io::wait(fd, io::Interest::readable, Clock::now()); }
+
 double process_cpu_ms() {
   timespec ts{};
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
@@ -379,6 +385,7 @@ TEST_CASE("threads all blocked on I/O are not a deadlock, are listed, and idle p
       blocked = blocked_threads(rt);
       this_thread::yield();
     }
+    order_before_wakeup(p.r);
     // Every presto thread now waits (the reader on the pipe, main on the reader): only the
     // OS thread below can end this, after 200 ms.
     writer = std::thread([&] {
@@ -477,6 +484,7 @@ TEST_CASE("busy processors: a thread whose data came runs, with preemption or at
       stop = true;
     });
     while (blocked_threads(rt).empty()) this_thread::yield();  // the reader waits on the pipe
+    order_before_wakeup(p.r);
     std::thread writer([&] { io::write_all(p.w, "x", 1); });   // the outside world answers
     while (!stop.load(std::memory_order_relaxed)) {            // compute, never idle
       if (!preempts) this_thread::yield();
