@@ -62,16 +62,10 @@ int listen_on(const Options& o, sockaddr_in& address) {
   address.sin_family = AF_INET;
   address.sin_port = htons(static_cast<std::uint16_t>(o.port));
   ::inet_pton(AF_INET, o.bind.c_str(), &address.sin_addr);
-  const std::string where = o.bind + ":" + std::to_string(o.port);
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 || ::listen(fd, 4096) != 0) {
     const int e = errno;
     ::close(fd);
-    throw std::system_error(e, std::generic_category(), "cannot listen on " + where);
-  }
-  if (::listen(fd, 4096) != 0) {
-    const int e = errno;
-    ::close(fd);
-    throw std::system_error(e, std::generic_category(), "cannot listen on " + where);
+    throw std::system_error(e, std::generic_category(), "cannot listen on " + o.bind + ":" + std::to_string(o.port));
   }
   socklen_t len = sizeof address;
   ::getsockname(fd, reinterpret_cast<sockaddr*>(&address), &len);
