@@ -673,6 +673,7 @@ void RuntimeImpl::run_until_halt(Thread& main) {
   timers.stop();
   main_thread = nullptr;
   abandon_survivors();
+  if (IdlePoller* io = poller.load(std::memory_order_acquire)) io->run_ended();
   std::exception_ptr reason = std::exchange(stop_reason, nullptr);
   stop.store(false, std::memory_order_relaxed);
   idle.store(0, std::memory_order_relaxed);

@@ -496,3 +496,22 @@ TEST_CASE("busy processors: a thread whose data came runs, with preemption or at
   ::close(p.r);
   ::close(p.w);
 }
+
+TEST_CASE("a thread abandoned while it waits on I/O does not keep the next run from halting", "[io]") {
+  Pipe p;
+  Runtime rt{RuntimeConfig{.processors = 2, .seed = test::seed()}};
+  CHECK_THROWS_AS(rt.run([&] {
+                    auto reader = fork([&] {
+                      char c;
+                      io::read(p.r, &c, 1);
+                    });
+                    reader.detach();
+                    this_thread::yield();
+                    throw std::runtime_error("the first thread fails: the waiting reader is abandoned");
+                  }),
+                  std::runtime_error);
+  // Were the abandoned reader still counted, this run would never halt.
+  CHECK(rt.run([] { return 7; }) == 7);
+  ::close(p.r);
+  ::close(p.w);
+}

@@ -60,12 +60,8 @@ Reactor::~Reactor() {
   }
   backstop_stop_.notify_all();
   backstop_.join();
-  for (std::size_t i = 0; i < kChunks; ++i) {
-    Chunk* c = chunks_[i].load(std::memory_order_acquire);
-    if (c == nullptr) continue;
-    for (auto& slot : c->slots) delete slot.load(std::memory_order_acquire);
-    delete c;
-  }
+  for_each_state([](FdState& s) { delete &s; });
+  for (std::size_t i = 0; i < kChunks; ++i) delete chunks_[i].load(std::memory_order_acquire);
   ::close(event_);
   ::close(epoll_);
 }
@@ -229,6 +225,15 @@ void Reactor::collect(bool block) noexcept {
     }
     dispatch(static_cast<int>(events[i].data.u64), events[i].events);
   }
+}
+
+void Reactor::run_ended() noexcept {
+  std::lock_guard lock(backstop_mutex_);
+  for_each_state([](FdState& s) {
+    s.readers.count.store(0, std::memory_order_relaxed);
+    s.writers.count.store(0, std::memory_order_relaxed);
+  });
+  waiting_.store(0, std::memory_order_seq_cst);
 }
 
 void Reactor::backstop() noexcept {

@@ -96,6 +96,8 @@ class Reactor final : public IdlePoller {
   void poll(Processor& p, bool block) noexcept override;
   void wake() noexcept override;
   bool waiting() const noexcept override { return waiting_.load(std::memory_order_seq_cst) != 0; }
+  // Threads abandoned while they waited never lower the counts: start again from zero.
+  void run_ended() noexcept override;
 
   static constexpr int kMaxFd = (1 << 22) - 1;
   static constexpr std::chrono::milliseconds kBackstop{5};
@@ -117,6 +119,16 @@ class Reactor final : public IdlePoller {
   // epoll_wait (blocking or not) and dispatch of what it returned.
   void collect(bool block) noexcept;
   void backstop() noexcept;
+  template <class F>
+  void for_each_state(F&& f) {
+    for (std::size_t i = 0; i < kChunks; ++i) {
+      if (Chunk* c = chunks_[i].load(std::memory_order_acquire)) {
+        for (auto& slot : c->slots) {
+          if (FdState* s = slot.load(std::memory_order_acquire)) f(*s);
+        }
+      }
+    }
+  }
 
   Runtime& runtime_;
   int epoll_ = -1;
@@ -128,7 +140,7 @@ class Reactor final : public IdlePoller {
   // For the backstop: when a poll last began (Clock ticks), and whether one blocks now.
   std::atomic<Clock::rep> last_poll_{0};
   std::atomic<bool> blocking_{false};
-  std::mutex backstop_mutex_;
+  std::mutex backstop_mutex_;  // held by the backstop while it looks (and by run_ended)
   std::condition_variable backstop_stop_;
   bool stopping_ = false;  // guarded by backstop_mutex_
   std::thread backstop_;

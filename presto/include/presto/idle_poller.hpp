@@ -50,6 +50,10 @@ class IdlePoller {
   // after the threads poll() woke are ready (made ready with Thread::wakeup), or while the
   // thread that makes it false runs: the runtime reads it to decide that it has halted.
   virtual bool waiting() const noexcept = 0;
+  // Called when a run has ended, on run()'s OS thread, once no processor runs and threads still
+  // alive were abandoned (their stacks discarded, taken off every wait queue): no thread waits
+  // for the poller any more, whatever it counted. poll() is not called meanwhile.
+  virtual void run_ended() noexcept {}
 };
 
 }  // namespace presto
