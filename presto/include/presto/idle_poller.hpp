@@ -10,10 +10,11 @@
 // time — the *polling processor* — calls poll() instead of sleeping on its futex; the others
 // sleep as before. While waiting() is true, an idle processor does not spin: it polls once
 // without blocking (a thread whose data came meanwhile runs at once), then parks. Spinning
-// would take a core from the programs at the other ends of the descriptors. A waker that picks the polling processor (a thread became ready, the run
-// ends, set_processors, a halt check) calls wake() instead of waking the futex. When poll()
-// returns and threads still wait for its events (waiting()), the polling processor hands the
-// role on: it wakes a parked processor, which takes the role when it parks.
+// would take a core from the programs at the other ends of the descriptors. A waker that
+// picks the polling processor (a thread became ready, the run ends, set_processors, a halt
+// check) calls wake() instead of waking the futex. When poll() returns and threads still
+// wait for its events (waiting()), the polling processor hands the role on: it wakes a
+// parked processor, which takes the role when it parks. Without a poller nothing changes.
 //
 // Readiness is noticed while a processor is idle: a processor running threads does not poll.
 // A poller that must serve programs whose processors are all busy computing polls from its

@@ -17,7 +17,8 @@
 // "read on fd 7" (the operation and the descriptor).
 //
 // Called from a plain OS thread (no presto runtime), each operation waits with poll(2) and
-// blocks that OS thread: the same code works in both places.
+// blocks that OS thread: the same code works in both places. There the descriptor is left as
+// it is: on a blocking socket, connect blocks in the kernel and its deadline is not kept.
 //
 // Descriptors: presto::io makes a descriptor non-blocking (O_NONBLOCK) the first time a presto
 // thread uses it, and remembers that it did until presto::io::close(fd). Close descriptors
