@@ -9,8 +9,9 @@
 
 Steps: builds presto_bench (ninja), builds and runs the Go peer (benchmarks/peers/go) when a
 Go toolchain is installed, runs presto_bench with the Go results so that every ratio comes
-from this one run, then writes results.jsonl (one JSON line per measurement and per ratio),
-table.md and SVG plots. Standard library only.
+from this one run, runs the apps and the echo servers (benchmarks/echo/echo_bench.py: PRESTO,
+Go, Boost.Fiber + Asio under one client), then writes results.jsonl (one JSON line per
+measurement and per ratio), table.md and SVG plots. Standard library only.
 """
 
 import argparse
@@ -24,6 +25,8 @@ import subprocess
 import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.join(ROOT, "benchmarks", "echo"))
+import echo_bench  # noqa: E402  (benchmarks/echo/echo_bench.py: the echo servers)
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
 BEGIN, END = "<!-- results:begin (benchmarks/run.py writes this section) -->", "<!-- results:end -->"
 
@@ -587,7 +590,7 @@ def machine():
     return f"{cpu}, {os.cpu_count()} hardware threads{mem}, Linux {platform.release()}"
 
 
-def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=(), sharing=""):
+def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=(), sharing="", echo_ms=()):
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts = [f"Measured {when} on {machine()}" + (" (--quick: reduced counts)" if quick else "") + "."
              + (f" {note}" if note else ""), "",
@@ -604,6 +607,10 @@ def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=(), 
                   "", procsched_table(procsched_ms)]
     if sharing:
         parts += ["### Sharing a machine (competing jobs, each a process; docs/guide/sharing.md)", "", sharing]
+    if echo_ms:
+        parts += ["", "### Echo servers (benchmarks/echo: a thread, goroutine or fiber per connection; 64-byte "
+                  "round trips in a closed loop, one run each; the same client, presto-echo-load, on the same "
+                  "machine)", "", echo_bench.echo_table(echo_ms)]
     return "\n".join(parts)
 
 
@@ -627,6 +634,7 @@ def main():
                     "quick-results with --quick)")
     ap.add_argument("--processors", type=int, default=os.cpu_count(), help="curves run on 1..N processors")
     ap.add_argument("--no-build", action="store_true", help="do not run ninja first")
+    ap.add_argument("--no-echo", action="store_true", help="skip the echo servers (benchmarks/echo)")
     ap.add_argument("--note", default="", help="a remark printed under the date (e.g. how quiet the machine was)")
     ap.add_argument("--only-procsched", action="store_true", help="run only the processor-scheduling study "
                     "(presto-procsched): procsched.jsonl and procsched.md in the results directory, plots in "
@@ -658,6 +666,11 @@ def main():
             f.write(json.dumps(rec) + "\n")
     spin_ms, spin_notes = run_spinlocks(args, build_dir, out_dir)
     sharing = run_sharing(args, build_dir, out_dir)
+    echo_ms = [] if args.no_echo else echo_bench.run_echo(args.quick, args.processors, build_dir,
+                                                                 ninja=not args.no_build)
+    with open(os.path.join(out_dir, "results.jsonl"), "a") as f:
+        for rec in echo_ms:
+            f.write(json.dumps(rec) + "\n")
     full = not args.quick and args.out is None
     plot_dir = os.path.join(ROOT, "docs", "benchmarks") if full else os.path.join(out_dir, "plots")
     made = plots(ms, plot_dir) + spinlock_plots(spin_ms, plot_dir) + procsched_plots(procsched_ms, plot_dir)
@@ -665,7 +678,7 @@ def main():
         args.note = (args.note + " " if args.note else "") + "Spinning and blocking: " + "; ".join(
             n for n in spin_notes if "prediction" in n) + "."
     plot_rel = "benchmarks" if full else "plots"
-    section = report(ms, ratios, made, plot_rel, args.quick, args.note, app_ms, procsched_ms, sharing)
+    section = report(ms, ratios, made, plot_rel, args.quick, args.note, app_ms, procsched_ms, sharing, echo_ms)
     with open(os.path.join(out_dir, "table.md"), "w") as f:
         f.write(section + "\n")
     if full:

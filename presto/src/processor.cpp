@@ -41,22 +41,33 @@ bool Processor::work_available() const noexcept {
 
 void Processor::idle() {
   auto& r = detail::RuntimeImpl::of(*runtime_);
+  IdlePoller* poller = r.poller.load(std::memory_order_acquire);
   r.spinning.fetch_add(1, std::memory_order_seq_cst);
   for (std::size_t i = 0; i < r.idle_spin; ++i) {
-    if (work_available()) {
-      r.spinning.fetch_sub(1, std::memory_order_seq_cst);
-      return;
+    if (work_available()) break;
+    // Threads wait for the poller's events: look for them once, then park (in the poller, or
+    // on the futex) instead of spinning. A spinning processor takes a core from the programs
+    // at the other ends of those descriptors: an echo round trip on the 2-core VM took 177 us
+    // at the median with the spin, 6.9 us without (apps/echo, one connection).
+    if (poller != nullptr && i % 64 == 0 && poller->waiting()) {
+      poller->poll(*this, false);
+      break;
     }
     for (int k = 0; k < 32; ++k) detail::relax_cpu();
   }
+  const bool park_now = !work_available();
   r.spinning.fetch_sub(1, std::memory_order_seq_cst);
-  park();
+  if (park_now) park();
 }
 
 void Processor::park() {
   auto& r = detail::RuntimeImpl::of(*runtime_);
   park_word_.store(0, std::memory_order_relaxed);
+  IdlePoller* poller = r.poller.load(std::memory_order_acquire);
   r.parked_lock.lock();
+  // With an IdlePoller installed, one parked processor waits in poll() instead of its futex.
+  const bool polls = poller != nullptr && r.polling == nullptr;
+  if (polls) r.polling = this;
   r.parked.push_back(this);  // capacity reserved for every processor
   r.sleepers.fetch_add(1, std::memory_order_seq_cst);
   r.parked_lock.unlock();
@@ -66,7 +77,11 @@ void Processor::park() {
   if (!work_available() && !r.recheck.exchange(false, std::memory_order_seq_cst)) {
     detail::QuantumTimer* timer = state_->quantum_timer;  // no preemption signals while parked
     if (timer != nullptr) timer->pause();
-    detail::futex_wait(park_word_, 0);
+    if (polls) {
+      poller->poll(*this, true);
+    } else {
+      detail::futex_wait(park_word_, 0);
+    }
     if (timer != nullptr) timer->resume();
   }
   r.parked_lock.lock();
@@ -77,7 +92,10 @@ void Processor::park() {
       break;
     }
   }
+  if (polls) r.polling = nullptr;
   r.parked_lock.unlock();
+  // Threads still wait for the poller's events: a parked processor takes over the polling.
+  if (polls && poller->waiting() && r.sleepers.load(std::memory_order_seq_cst) != 0) r.wake_one();
 }
 
 }  // namespace presto

@@ -69,6 +69,17 @@ KeepAlive Runtime::keep_alive() noexcept {
   return KeepAlive(this);
 }
 
+IdlePoller& Runtime::install_idle_poller(std::unique_ptr<IdlePoller> poller) {
+  if (!poller) throw UsageError("runtime '" + impl_->name + "': install_idle_poller was given a null poller");
+  std::lock_guard lock(impl_->replace_mutex);
+  if (IdlePoller* installed = impl_->poller.load(std::memory_order_acquire)) return *installed;
+  impl_->owned_poller = std::move(poller);
+  impl_->poller.store(impl_->owned_poller.get(), std::memory_order_release);
+  return *impl_->owned_poller;
+}
+
+IdlePoller* Runtime::idle_poller() const noexcept { return impl_->poller.load(std::memory_order_acquire); }
+
 KeepAlive& KeepAlive::operator=(KeepAlive&& other) noexcept {
   if (this != &other) {
     reset();

@@ -391,17 +391,25 @@ void RuntimeImpl::wake_if_needed() noexcept {
 
 void RuntimeImpl::wake_one() noexcept {
   Processor* q = nullptr;
+  bool was_polling = false;
   parked_lock.lock();
   if (!parked.empty()) {
     q = parked.back();
     parked.pop_back();
     sleepers.fetch_sub(1, std::memory_order_relaxed);
+    was_polling = q == polling;
   }
   parked_lock.unlock();
-  if (q != nullptr) {
-    q->park_word_.store(1, std::memory_order_release);
-    futex_wake_one(q->park_word_);
+  if (q != nullptr) unpark(*q, was_polling);
+}
+
+void RuntimeImpl::unpark(Processor& q, bool was_polling) noexcept {
+  if (was_polling) {
+    poller.load(std::memory_order_acquire)->wake();
+    return;
   }
+  q.park_word_.store(1, std::memory_order_release);
+  futex_wake_one(q.park_word_);
 }
 
 void RuntimeImpl::wake_processor(std::size_t index) noexcept {
@@ -410,20 +418,19 @@ void RuntimeImpl::wake_processor(std::size_t index) noexcept {
   if (sleepers.load(std::memory_order_relaxed) == 0) return;
   Processor* q = &processors[index];
   bool was_parked = false;
+  bool was_polling = false;
   parked_lock.lock();
   for (auto it = parked.begin(); it != parked.end(); ++it) {
     if (*it == q) {
       parked.erase(it);
       sleepers.fetch_sub(1, std::memory_order_relaxed);
       was_parked = true;
+      was_polling = q == polling;
       break;
     }
   }
   parked_lock.unlock();
-  if (was_parked) {
-    q->park_word_.store(1, std::memory_order_release);
-    futex_wake_one(q->park_word_);
-  }
+  if (was_parked) unpark(*q, was_polling);
 }
 
 void RuntimeImpl::poke() noexcept {
@@ -437,11 +444,9 @@ void RuntimeImpl::wake_all() noexcept {
   all.swap(parked);
   parked.reserve(processors.capacity());
   sleepers.store(0, std::memory_order_relaxed);
+  Processor* was_polling = polling;
   parked_lock.unlock();
-  for (Processor* q : all) {
-    q->park_word_.store(1, std::memory_order_release);
-    futex_wake_one(q->park_word_);
-  }
+  for (Processor* q : all) unpark(*q, q == was_polling);
 }
 
 void RuntimeImpl::request_stop(std::exception_ptr reason) noexcept {
@@ -459,7 +464,8 @@ bool RuntimeImpl::try_halt(Processor& p) {
   if (stop.load(std::memory_order_relaxed)) return true;
   const std::uint64_t exits = idle_exits.load(std::memory_order_seq_cst);
   if (idle.load(std::memory_order_seq_cst) != live.load(std::memory_order_seq_cst)) return false;
-  if (Dispatch::ready_count(p) != 0 || timers.pending() != 0 ||
+  IdlePoller* io = poller.load(std::memory_order_acquire);
+  if (Dispatch::ready_count(p) != 0 || timers.pending() != 0 || (io != nullptr && io->waiting()) ||
       keep_alives.load(std::memory_order_seq_cst) != 0 || replacing.load(std::memory_order_seq_cst) != 0) {
     return false;
   }
@@ -667,6 +673,7 @@ void RuntimeImpl::run_until_halt(Thread& main) {
   timers.stop();
   main_thread = nullptr;
   abandon_survivors();
+  if (IdlePoller* io = poller.load(std::memory_order_acquire)) io->run_ended();
   std::exception_ptr reason = std::exchange(stop_reason, nullptr);
   stop.store(false, std::memory_order_relaxed);
   idle.store(0, std::memory_order_relaxed);

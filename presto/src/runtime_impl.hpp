@@ -121,6 +121,9 @@ class RuntimeImpl {
   // Wakes processor `index` if it is parked: a thread only it may run became ready.
   void wake_processor(std::size_t index) noexcept;
   void wake_all() noexcept;
+  // Ends the park of `q`, just taken off `parked` (with parked_lock held then, when `q` was
+  // read to be the polling processor or not): its futex, or the poller's wake().
+  void unpark(Processor& q, bool was_polling) noexcept;
   // A source of wake-ups went away (a timer fired, the last KeepAlive was dropped): make an
   // idle processor check again whether the system has halted. Never lost: a processor about
   // to park sees `recheck` if no parked processor was there to wake.
@@ -185,6 +188,11 @@ class RuntimeImpl {
   std::atomic<bool> recheck{false};       // see poke()
   RawSpinlock parked_lock;
   std::vector<Processor*> parked;
+  // Runtime::install_idle_poller. The processor that waits in poller->poll() instead of on its
+  // futex, or nullptr; guarded by parked_lock, like `parked`, where it also is while it polls.
+  std::atomic<IdlePoller*> poller{nullptr};
+  std::unique_ptr<IdlePoller> owned_poller;
+  Processor* polling = nullptr;
   std::atomic<std::size_t> keep_alives{0};
   std::atomic<std::size_t> replacing{0};
   RawSpinlock halt_lock;

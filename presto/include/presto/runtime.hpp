@@ -34,6 +34,7 @@
 
 #include <presto/allocation_policy.hpp>
 #include <presto/errors.hpp>
+#include <presto/idle_poller.hpp>
 #include <presto/join_handle.hpp>
 #include <presto/processor.hpp>
 #include <presto/scheduler.hpp>
@@ -270,6 +271,13 @@ class Runtime {
   // that asks for no processor or too many, the probe's error if it cannot start one.
   void begin_parallel_region();
   [[nodiscard]] KeepAlive keep_alive() noexcept;
+  // Installs the runtime's IdlePoller (see presto/idle_poller.hpp), before or during run(),
+  // from any thread; the runtime owns it and destroys it with itself. If one is installed
+  // already, `poller` is destroyed and the installed one is returned: a component that makes
+  // its poller on first use (presto::io) may race with itself. UsageError if `poller` is null.
+  IdlePoller& install_idle_poller(std::unique_ptr<IdlePoller> poller);
+  // The installed IdlePoller, or nullptr.
+  IdlePoller* idle_poller() const noexcept;
   RuntimeStats stats() const;
   spdlog::logger& logger() const noexcept;
   // The lock of the central free lists (FreeLists::central), the same object for the runtime's

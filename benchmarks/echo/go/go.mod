@@ -1,0 +1,3 @@
+module presto/benchmarks/echo/go
+
+go 1.21
