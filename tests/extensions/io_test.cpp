@@ -279,6 +279,46 @@ TEST_CASE("deadlines: an operation gives up with TimedOut, wait() with false", "
   ::close(p.w);
 }
 
+TEST_CASE("a stop token cancels a wait on a descriptor, which stays usable", "[io]") {
+  auto cfg = GENERATE(io_configs());
+  INFO(cfg);
+  Pipe p;
+  std::string early, late;
+  char got = 0;
+  test::run(cfg, [&] {
+    // A stop requested before the call: Cancelled at once, nothing read.
+    StopSource stopped;
+    stopped.request_stop();
+    try {
+      char c;
+      io::read(p.r, &c, 1, {stopped.get_token()});
+    } catch (const Cancelled& e) {
+      early = e.what();
+    }
+    // A stop requested while the reader sleeps on the empty pipe wakes it with Cancelled.
+    StopSource stop;
+    auto reader = fork([&] {
+      try {
+        char c;
+        io::read(p.r, &c, 1, {10s, stop.get_token()});
+      } catch (const Cancelled& e) {
+        late = e.what();
+      }
+    });
+    while (reader.thread().state() != ThreadState::blocked) this_thread::yield();
+    stop.request_stop();
+    reader.join();
+    // The descriptor still works for the next reader.
+    io::write(p.w, "x", 1);
+    io::read(p.r, &got, 1, 1s);
+  });
+  CHECK_THAT(early, Contains("waiting on read on fd " + std::to_string(p.r) + " by thread") && Contains("was cancelled"));
+  CHECK_THAT(late, Contains("waiting on read on fd " + std::to_string(p.r) + " by thread") && Contains("was cancelled"));
+  CHECK(got == 'x');
+  ::close(p.r);
+  ::close(p.w);
+}
+
 TEST_CASE("a descriptor closed with io::close wakes its waiters with EBADF", "[io]") {
   auto cfg = GENERATE(io_configs());
   INFO(cfg);

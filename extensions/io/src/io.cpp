@@ -93,7 +93,7 @@ long perform(int fd, Direction d, Deadline deadline, const char* operation, std:
     if (r >= 0) return r;
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) fail(errno, operation, fd);
-    switch (reactor.wait(fd, s, d, generation, deadline.at(), operation)) {
+    switch (reactor.wait(fd, s, d, generation, deadline.at(), deadline.token(), operation)) {
       case Reactor::Outcome::ready: break;
       case Reactor::Outcome::timed_out: throw TimedOut(operation, fd, done);
       case Reactor::Outcome::closed: closed_while_waiting(operation, fd);
@@ -207,7 +207,7 @@ bool wait(int fd, Interest interest, Deadline deadline) {
     }
     if (r < 0 && errno != EINTR) fail(errno, "wait", fd);
     if (r < 0) continue;
-    switch (reactor.wait(fd, s, d, generation, deadline.at(), "wait")) {
+    switch (reactor.wait(fd, s, d, generation, deadline.at(), deadline.token(), "wait")) {
       case Reactor::Outcome::ready: break;
       case Reactor::Outcome::timed_out: return false;
       case Reactor::Outcome::closed: closed_while_waiting("wait", fd);

@@ -112,8 +112,9 @@ bool Reactor::arm(int fd, FdState& s) {
 }
 
 Reactor::Outcome Reactor::wait(int fd, FdState& s, Direction d, std::uint32_t generation, Clock::time_point deadline,
-                               const char* operation) {
+                               const StopToken& token, const char* operation) {
   FdWaiters& w = s.waiters(d);
+  CancellableWait cancellable{w, token};  // before the spinlock (its contract)
   w.spin_lock();
   if (s.generation.load(std::memory_order_relaxed) != generation) {
     w.spin_unlock();
@@ -140,13 +141,13 @@ Reactor::Outcome Reactor::wait(int fd, FdState& s, Direction d, std::uint32_t ge
     return Outcome::ready;
   }
   // Sleeps; the waker (dispatch, close) recalls it, lowers count, wakes it, then lowers waiting_.
-  if (deadline == Clock::time_point::max()) {
-    w.block();
-  } else if (!w.block_until(deadline)) {
-    // The timer took it off the queue: the counts are this thread's to lower, as it runs.
+  const WaitStatus status = deadline == Clock::time_point::max() ? cancellable.block() : cancellable.block_until(deadline);
+  if (status != WaitStatus::woken) {
+    // The timer or the stop took it off the queue: the counts are this thread's to lower.
     w.spin_lock();
     unwait();
     w.spin_unlock();
+    if (status == WaitStatus::cancelled) cancellable.throw_cancelled("waiting");  // "waiting on read on fd 7 by ..."
     return Outcome::timed_out;
   }
   return s.generation.load(std::memory_order_acquire) != generation ? Outcome::closed : Outcome::ready;

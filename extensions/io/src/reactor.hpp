@@ -22,6 +22,7 @@
 // waiters of a direction changes under its spinlock and is read under the arm lock.
 
 #include <atomic>
+#include <presto/stop_token.hpp>
 #include <chrono>
 #include <condition_variable>
 #include <cstddef>
@@ -86,10 +87,10 @@ class Reactor final : public IdlePoller {
   // The one place a presto thread waits for a descriptor: sleeps until `fd` may be ready in
   // direction `d`, the deadline passes, or presto::io::close closes it (its generation is no
   // longer `generation`, read before the system call that found it not ready). May return
-  // `ready` spuriously: the caller retries its system call. (A cancellation token would be
-  // checked here and wake the sleeper: see Deadline.)
+  // `ready` spuriously: the caller retries its system call. Throws presto::Cancelled, no longer
+  // waiting, if a stop is requested on `token` before or while it sleeps (see Deadline).
   Outcome wait(int fd, FdState& s, Direction d, std::uint32_t generation, Clock::time_point deadline,
-               const char* operation);
+               const StopToken& token, const char* operation);
   // presto::io::close's work before ::close: wake every waiter, forget the descriptor.
   void close(int fd, FdState& s);
 

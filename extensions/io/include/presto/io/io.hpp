@@ -42,6 +42,7 @@
 
 #include <sys/socket.h>
 
+#include <presto/stop_token.hpp>
 #include <presto/synchro_object.hpp>
 
 namespace presto::io {
@@ -53,9 +54,14 @@ namespace presto::io {
 //   presto::io::read(fd, buf, n, presto::Clock::now() + 1s);
 // A duration counts once per call: write_all's deadline covers all of its writes.
 //
-// Cancellation (issue #20's cancellation token) plugs in here: a Deadline will carry the
-// token beside the time point, and the reactor's single waiting place (Reactor::wait in
-// extensions/io/src/reactor.cpp) will wake the thread when it is cancelled.
+// A Deadline may also carry a StopToken (presto/stop_token.hpp): a stop requested before or
+// while a presto thread waits makes the operation throw presto::Cancelled, naming the
+// operation, the descriptor and the thread ("waiting on read on fd 7 by thread 'reader' (id 4)
+// was cancelled: ..."); bytes already moved by write_all or send_all stay moved. A wake-up
+// racing the stop is not lost, and the descriptor stays usable.
+//   presto::io::read(fd, buf, n, {token});                 // until data, EOF or a stop
+//   presto::io::read(fd, buf, n, {100ms, token});          // ... or 100 ms
+// On a plain OS thread outside any runtime (poll(2)) the token is not consulted.
 class Deadline {
  public:
   Deadline() noexcept = default;
@@ -63,15 +69,22 @@ class Deadline {
   template <class Rep, class Period>
   Deadline(std::chrono::duration<Rep, Period> timeout)  // NOLINT: implicit by design
       : at_(after(std::chrono::duration<double>(timeout))) {}
+  Deadline(StopToken token) noexcept : token_(std::move(token)) {}  // NOLINT: implicit by design
+  Deadline(Clock::time_point at, StopToken token) noexcept : at_(at), token_(std::move(token)) {}
+  template <class Rep, class Period>
+  Deadline(std::chrono::duration<Rep, Period> timeout, StopToken token)
+      : at_(after(std::chrono::duration<double>(timeout))), token_(std::move(token)) {}
 
   Clock::time_point at() const noexcept { return at_; }
   bool never() const noexcept { return at_ == Clock::time_point::max(); }
+  const StopToken& token() const noexcept { return token_; }
 
  private:
   // now + timeout; now if it is negative, never if it is beyond a century.
   static Clock::time_point after(std::chrono::duration<double> timeout) noexcept;
 
   Clock::time_point at_ = Clock::time_point::max();
+  StopToken token_;
 };
 
 // A deadline passed. `done()`: the bytes written before it did (write_all, send_all), else 0.
