@@ -52,7 +52,9 @@ Thread* SynchroObject::recall() noexcept {
 
 bool SynchroObject::recall(Thread& t) noexcept {
   if (!waiting_.remove(t)) return false;
-  if (t.timer_index_ != Thread::kNoTimer) detail::RuntimeImpl::of(*t.runtime_).timers.cancel(t);
+  // A hint read without the timer lock (another thread's timer may be moving t in the heap);
+  // cancel() looks again under it.
+  if (t.timer_index_.load(std::memory_order_relaxed) != Thread::kNoTimer) detail::RuntimeImpl::of(*t.runtime_).timers.cancel(t);
   return true;
 }
 

@@ -21,7 +21,7 @@ void TimerService::stop() noexcept {
 
 void TimerService::place(std::size_t i, Thread* t) noexcept {
   heap_[i] = t;
-  t->timer_index_ = i;
+  t->timer_index_.store(i, std::memory_order_relaxed);
 }
 
 void TimerService::sift_up(std::size_t i) noexcept {
@@ -50,14 +50,14 @@ void TimerService::sift_down(std::size_t i) noexcept {
 }
 
 void TimerService::erase(Thread& t) noexcept {
-  std::size_t i = t.timer_index_;
+  std::size_t i = t.timer_index_.load(std::memory_order_relaxed);
   Thread* last = heap_.back();
   heap_.pop_back();
-  t.timer_index_ = Thread::kNoTimer;
+  t.timer_index_.store(Thread::kNoTimer, std::memory_order_relaxed);
   if (last != &t) {
     place(i, last);
     sift_down(i);
-    sift_up(last->timer_index_);
+    sift_up(last->timer_index_.load(std::memory_order_relaxed));
   }
 }
 
@@ -82,7 +82,7 @@ void TimerService::cancel(Thread& t) noexcept {
   lock_.lock();
   // No poke when this empties the heap: a cancelled timer's thread is being woken, and the
   // processor that runs it will check for halting when it next idles.
-  if (t.timer_index_ != Thread::kNoTimer) {
+  if (t.timer_index_.load(std::memory_order_relaxed) != Thread::kNoTimer) {
     erase(t);
     pending_.fetch_sub(1, std::memory_order_seq_cst);
   }

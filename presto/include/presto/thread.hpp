@@ -285,7 +285,10 @@ class Thread : public SynchroObject {
   detail::QueueHook registry_hook_;  // the runtime's list of live threads
   detail::Registry* registry_ = nullptr;
   Clock::time_point deadline_{};
-  std::size_t timer_index_ = kNoTimer;
+  // Its place in the timer heap (kNoTimer: none). Written under the timer service's lock, also
+  // when another thread's timer moves it in the heap; read without the lock by a waker asking
+  // whether there is a timer to cancel (SynchroObject::recall): a relaxed atomic.
+  std::atomic<std::size_t> timer_index_{kNoTimer};
   detail::LocalEntry* locals_ = nullptr;
   // While it runs inline in its joiner (RuntimeConfig::inline_joins): the joiner, whose stack
   // and context it borrows (never freed as its own).
