@@ -104,9 +104,40 @@ bool Dispatch::has_work_for(Processor& p) noexcept {
   return work;
 }
 
+// A yield with a plain Scheduler over a waker-placement LocalQueuePool, where p's own queue
+// serves (no pinned thread waiting, self not pinned) and its first thread has run before: that
+// thread and self change places in the queue under one hold of its lock, which is kept across
+// the switch and released by the next context once self's context is saved (After::
+// release_queue), so no thief or joiner takes self half-saved. Instead of a pop and a push
+// under two holds, with the scheduler looked up again on the far side. The queue's size does not
+// change. Anything else (an empty own queue, where the pool would steal; a thread that needs a
+// stack; a run that is ending; a check or log the switch must make) takes the general path.
+PRESTO_INLINE bool Dispatch::yield_in_place(RuntimeImpl& r, Processor& p, Thread& self) {
+  Scheduler& s = *r.scheduler.load(std::memory_order_acquire);
+  LocalQueuePool* local = s.pool().local_;
+  if (!s.plain_ || local == nullptr || p.index_ >= local->count_ || local->pinned_.size() != 0 ||
+      pinned_to(self) != Thread::kAnyProcessor || must_leave(p) || !self.stack_.guarded || r.debug_logging) [[unlikely]] {
+    return false;
+  }
+  LocalQueuePool::Queue& q = local->queues_[p.index_];
+  if (q.size() == 0) return false;
+  q.lock();
+  Thread* next = q.front_locked();
+  if (next == nullptr || next->context_.fctx == nullptr) [[unlikely]] {
+    q.unlock();
+    return false;
+  }
+  q.exchange_front_locked(self, local->order_ == LocalQueuePool::Order::lifo);
+  p.after_ = Processor::After::release_queue;
+  p.release_ = &q;
+  switch_to(p, &self, self.context_, next);
+  return true;
+}
+
 void Dispatch::yield(Thread& self) {
   Processor& p = *self.processor_;
   enter(p);
+  if (yield_in_place(impl_of(p), p, self)) [[likely]] return;
   Thread* next = next_for(p);
   if (next == nullptr && !must_leave(p)) {
     leave(p);  // nothing else is ready: keep running
@@ -343,7 +374,8 @@ __attribute__((noinline)) void Dispatch::switch_slow_checks(Processor& p, Thread
 }
 
 PRESTO_INLINE void Dispatch::switch_to(Processor& p, Thread* from, ExecutionContext& here, Thread* to) {
-  // Precondition: inside p's gate; p.after_ (and p.unlock_) say what the next context does.
+  // Precondition: inside p's gate; p.after_ (and p.unlock_ or p.release_) say what the next
+  // context does.
   // `here` is from's context, the native one, or a dead thread's.
   RuntimeImpl& r = impl_of(p);
   if ((from != nullptr && !from->stack_.guarded) || (to != nullptr && to->context_.fctx == nullptr) ||
@@ -354,7 +386,7 @@ PRESTO_INLINE void Dispatch::switch_to(Processor& p, Thread* from, ExecutionCont
   // Preemption is disabled per running thread: save the leaver's count and restore the next
   // one's. A sleeper's SynchroObject spinlock goes with the switch (the next context unlocks it).
   if constexpr (kCountPreemption) {
-    const unsigned handed = p.after_ == Processor::After::unlock ? 1 : 0;
+    const unsigned handed = p.after_ == Processor::After::unlock || p.after_ == Processor::After::release_queue ? 1 : 0;
     if (from != nullptr) from->preempt_disabled_ = tl_preempt_disabled - handed;
     tl_preempt_disabled = (to != nullptr ? to->preempt_disabled_ : 0) + handed;
   }
@@ -402,6 +434,12 @@ PRESTO_INLINE void Dispatch::complete(Processor& p, void* from_context) noexcept
       from->context_.fctx = from_context;
       p.unlock_->spin_unlock();
       p.unlock_ = nullptr;
+      break;
+    case Processor::After::release_queue:
+      from->context_.fctx = from_context;
+      from->set_state(ThreadState::ready);
+      p.release_->unlock();
+      p.release_ = nullptr;
       break;
     case Processor::After::finish:
       release_dead_stack(p);

@@ -8,6 +8,8 @@
 //   requeue  - it yielded: put it back in the ready pool
 //   unlock   - it went to sleep: release the SynchroObject spinlock it held, so a waker
 //              can find it only once its context is saved
+//   release_queue - it yielded and is already back in its processor's ready queue, whose lock
+//              it held across the switch (the common yield): release that lock
 //   finish   - it terminated: recycle its stack (its joiner was woken before the switch, so
 //              that the switch can go straight to it)
 // and then the gate is left. The gate is a per-processor spinlock held from the decision to
@@ -103,6 +105,9 @@ class Dispatch {
   static Thread* scheduler_next(RuntimeImpl& r, Processor& p);
   static void scheduler_ready(RuntimeImpl& r, Processor& p, Thread& t);
   static bool scheduler_withdraw(RuntimeImpl& r, Processor& p, Thread& t);
+  // The common yield, inside p's gate: self and the first thread of p's own queue change places
+  // under one hold of the queue's lock. False (nothing done) where it does not apply.
+  static bool yield_in_place(RuntimeImpl& r, Processor& p, Thread& self);
   // Whether self may run child inline (everything but the withdrawal).
   static bool may_join_inline(RuntimeImpl& r, Processor& p, const Thread& self, const Thread& child) noexcept;
   // Runs child, withdrawn from the scheduler, on self's stack; inside p's gate on entry.

@@ -29,6 +29,7 @@ class SynchroObject;
 
 namespace detail {
 class Dispatch;
+class LockedQueue;
 class RuntimeImpl;
 struct ProcessorState;
 }  // namespace detail
@@ -78,7 +79,7 @@ class Processor {
   friend class detail::RuntimeImpl;
 
   // What the context that runs next must do for the one that just left (see Dispatch).
-  enum class After : unsigned char { nothing, requeue, unlock, finish };
+  enum class After : unsigned char { nothing, requeue, unlock, release_queue, finish };
   // Runtime::set_processors: a processor being removed retires at its next dispatch, unless
   // it is added back first.
   enum class Phase : unsigned char { active, retiring, retired };
@@ -90,6 +91,7 @@ class Processor {
   After after_ = After::nothing;
   Thread* from_ = nullptr;  // the thread that left; nullptr: the native context or a dead thread
   SynchroObject* unlock_ = nullptr;
+  detail::LockedQueue* release_ = nullptr;  // the ready queue a yield left locked (Dispatch::yield)
   // A thread that finished leaves its stack and context here for the next context to free:
   // its control block may already be reused by its joiner.
   detail::Stack dead_stack_;
