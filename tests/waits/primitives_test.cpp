@@ -63,30 +63,52 @@ TEST_CASE("RwLock: readers share, a writer excludes everybody", "[waits][rwlock]
 
 // Readers that overlap continuously (each re-enters at once and holds across a yield, so the
 // lock is never free of readers) would starve a writer under reader preference; writers queued
-// back to back would starve a reader under writer preference. Phase fairness bounds each wait
-// exactly, whatever the OS does to the processors (4 of them on a 2-core machine under load
-// can stall any one for milliseconds): while a writer waits, each reader enters at most once
-// (the phase it was let into), and while a reader waits, at most the one writer holding the
-// lock enters. Each side counts the other's entries across its own waits. Bounded by counts:
-// the stream stops after `cap` entries per thread, or when the waiting side is done.
+// back to back would starve a reader under writer preference. Phase fairness bounds each wait:
+// while a writer waits, each reader enters at most once (the phase it was let into), and while
+// a reader waits, at most the one writer holding the lock enters. Each side counts the other's
+// entries across its own waits. The bounds are exact on one processor. On several, the OS may
+// stall the waiter's processor between its count and its queueing (4 processors on 2 busy
+// cores stall often, and then the other side enters legitimately), so there the runs check
+// exclusion on every entry and that both streams end. Bounded by counts: each stream stops
+// after `cap` entries per thread, or when the side it competes with is done.
 TEST_CASE("RwLock: a stream of readers does not starve a writer, nor writers the readers", "[waits][rwlock]") {
   auto cfg = GENERATE(presto::test::configs());
   INFO(cfg);
   const int writes = static_cast<int>(presto::test::scaled(50)), cap = 20000;
   constexpr int kReaders = 4, kWriters = 3;
+  const bool exact = cfg.processors == 1;
   presto::test::Record record;
   presto::test::run(cfg, [&] {
     RwLock rw{"hot"};
+    std::atomic<int> readers_inside{0}, writers_inside{0}, violations{0};
+    auto enter_shared = [&] {
+      rw.lock_shared();
+      readers_inside.fetch_add(1);
+      if (writers_inside.load() != 0) violations.fetch_add(1);
+    };
+    auto leave_shared = [&] {
+      readers_inside.fetch_sub(1);
+      rw.unlock_shared();
+    };
+    auto enter = [&] {
+      rw.lock();
+      if (writers_inside.fetch_add(1) != 0 || readers_inside.load() != 0) violations.fetch_add(1);
+    };
+    auto leave = [&] {
+      writers_inside.fetch_sub(1);
+      rw.unlock();
+    };
+
     std::atomic<bool> writer_done{false};
     std::atomic<long> reader_entries{0};
     std::vector<JoinHandle<void>> readers;
     for (int t = 0; t < kReaders; ++t) {
       readers.push_back(fork([&] {
         for (int entries = 0; !writer_done.load() && entries < cap; ++entries) {
-          rw.lock_shared();
+          enter_shared();
           reader_entries.fetch_add(1);
           this_thread::yield();
-          rw.unlock_shared();
+          leave_shared();
         }
       }));
     }
@@ -94,18 +116,19 @@ TEST_CASE("RwLock: a stream of readers does not starve a writer, nor writers the
       long most = 0;
       for (int w = 0; w < writes; ++w) {
         const long before = reader_entries.load();
-        rw.lock();
+        enter();
         most = std::max(most, reader_entries.load() - before);
         this_thread::yield();
-        rw.unlock();
+        leave();
       }
       writer_done.store(true);
       return most;
     });
     const long most_readers = writer.join();
     for (auto& r : readers) r.join();
-    record.expect(most_readers <= kReaders, std::to_string(most_readers) + " reader entries during one writer's wait (at most " +
-                                                std::to_string(kReaders) + ", one per reader, under phase fairness)");
+    record.expect(!exact || most_readers <= kReaders,
+                  std::to_string(most_readers) + " reader entries during one writer's wait (at most " +
+                      std::to_string(kReaders) + ", one per reader, under phase fairness)");
 
     std::atomic<bool> reader_done{false};
     std::atomic<long> writer_entries{0};
@@ -113,10 +136,10 @@ TEST_CASE("RwLock: a stream of readers does not starve a writer, nor writers the
     for (int t = 0; t < kWriters; ++t) {
       writers.push_back(fork([&] {
         for (int entries = 0; !reader_done.load() && entries < cap; ++entries) {
-          rw.lock();
+          enter();
           writer_entries.fetch_add(1);
           this_thread::yield();
-          rw.unlock();
+          leave();
         }
       }));
     }
@@ -124,17 +147,19 @@ TEST_CASE("RwLock: a stream of readers does not starve a writer, nor writers the
       long most = 0;
       for (int r = 0; r < writes; ++r) {
         const long before = writer_entries.load();
-        std::shared_lock guard(rw);
+        enter_shared();
         most = std::max(most, writer_entries.load() - before);
         this_thread::yield();
+        leave_shared();
       }
       reader_done.store(true);
       return most;
     });
     const long most_writers = reader.join();
     for (auto& w : writers) w.join();
-    record.expect(most_writers <= 1, std::to_string(most_writers) +
-                                         " writer entries during one reader's wait (at most the one writer holding the lock)");
+    record.expect(!exact || most_writers <= 1, std::to_string(most_writers) +
+                                                   " writer entries during one reader's wait (at most the one writer holding the lock)");
+    record.expect(violations.load() == 0, std::to_string(violations.load()) + " entries broke exclusion");
   });
   PRESTO_CHECK_RECORD(record);
 }
