@@ -11,8 +11,10 @@
 //      population and a request generator (eq. 1, slow near saturation); Neuse and Chandy's
 //      load-dependent approximation, its error and its blind spot (a rate away from the mean
 //      queue changes nothing); the near-tie network that needs many iterations.
-//   4. PSIM: the central-server network simulated in independent replications; exact MVA must
-//      lie in every 99% confidence interval, and the approximations' errors are shown.
+//   4. PSIM: three networks simulated in independent replications (the closed central-server
+//      network; a mixed network with an open class; the load-dependent CPU of 3); exact MVA
+//      must lie in every 99% confidence interval, and the approximations' errors are shown,
+//      each marked where it lies outside the interval.
 // Exit status 1 if a check fails.
 
 #include <algorithm>
@@ -52,8 +54,10 @@ constexpr const char* usage =
     "Checks the MVA solvers (exact, Bard-Schweitzer, Linearizer; open classes; load-dependent\n"
     "stations), reports the approximations' error and cost as the populations grow by each\n"
     "factor S (default 1,2,...,64; exact MVA only while its lattice has at most POINTS points,\n"
-    "default 2000000), and validates against PSIM: R replications (default 10) until T (5100)\n"
-    "on P processors (2). --json: also JSON lines for benchmarks/run.py.\n";
+    "default 2000000), and validates against PSIM: the closed central-server network, a mixed\n"
+    "network (an open class beside a closed one) and a load-dependent CPU, each simulated in R\n"
+    "replications (default 10) until T (5100) on P processors (2). --json: also JSON lines for\n"
+    "benchmarks/run.py.\n";
 
 bool parse(int argc, char** argv, Options& o) {
   presto::apps::CommandLine cl{usage};
@@ -237,46 +241,122 @@ bool lessons() {
   return ok;
 }
 
-bool psim_validation(const Options& o) {
-  std::printf("\n4. PSIM: the central-server network (4 batch + 3 interactive), %d replications of [100, %g) on %zu "
-              "processors\n",
-              o.replications, o.end, o.processors);
-  const auto shape = central_server(4, 3, 1);
-  const presto::psim::MvaModel model = presto::psim::mva_model(shape);
-  const mva::Network net = from_model(model);
+// The network PSIM simulates, as the solver sees it: a closed class's transits are its think
+// time; an open class's are outside the stations (added to its time in the network below).
+mva::Network from_config(const presto::psim::QueueingNetworkConfig& config) {
+  mva::Network n;
+  for (const auto& s : config.stations) {
+    n.stations.push_back({s.name, s.delay ? mva::StationKind::delay
+                                  : s.rate.empty() ? mva::StationKind::queueing
+                                                   : mva::StationKind::load_dependent,
+                          s.rate});
+  }
+  for (const auto& k : config.classes) {
+    std::vector<double> d(config.stations.size(), 0.0);
+    for (auto s : k.route) d[s] = config.stations[s].mean_service;
+    if (k.open()) {
+      n.open.push_back({k.name, k.arrival_rate, d});
+    } else {
+      n.closed.push_back({k.name, k.population, config.transit * static_cast<double>(k.route.size()), d});
+    }
+  }
+  return n;
+}
+
+// The mixed network: an open class of transactions (CPU 60% busy with them) beside three
+// batch customers, all FCFS with class-independent service (product form, so MVA's
+// D / (1 - U) treatment of the open class is exact).
+presto::psim::QueueingNetworkConfig mixed(std::uint64_t seed) {
+  return {.stations = {{"cpu", 0.5}, {"disk", 0.4}},
+          .classes = {{"batch", 3, {0, 1}}, {.name = "transactions", .population = 0, .route = {0, 1}, .arrival_rate = 1.2}},
+          .transit = 0.05,
+          .warmup = 100,
+          .seed = seed};
+}
+
+// The load-dependent network of section 3: a CPU with rates 1, 2, 2.5 (two servers, a third
+// that helps half), a disk and 12 users at terminals.
+presto::psim::QueueingNetworkConfig load_dependent(std::uint64_t seed) {
+  return {.stations = {{"terminals", 6.0, true}, {"cpu", 1.5, false, {1, 2, 2.5}}, {"disk", 0.4}},
+          .classes = {{"users", 12, {0, 1, 2}}},
+          .transit = 0.05,
+          .warmup = 100,
+          .seed = seed};
+}
+
+// Simulates `make(seed)` in independent replications and puts every exact and approximate
+// MVA mean beside the simulated 99% interval. Exact MVA must lie inside every interval; an
+// approximation may legitimately lie outside (marked *): its error is what is reported.
+bool validate(const Options& o, const char* title, presto::psim::QueueingNetworkConfig (*make)(std::uint64_t)) {
+  const auto shape = make(1);
+  std::printf("\n  %s: %d replications of [%g, %g) on %zu processors\n", title, o.replications, shape.warmup, o.end,
+              o.processors);
+  const mva::Network net = from_config(shape);
   const mva::Solution e = mva::solve(net, mva::Method::exact), b = mva::solve(net, mva::Method::bard_schweitzer),
                       l = mva::solve(net, mva::Method::linearizer);
   std::vector<presto::psim::NetworkMeasures> runs;
+  std::uint64_t events = 0;
   for (int r = 0; r < o.replications; ++r) {
-    const auto config = central_server(4, 3, 2000 + static_cast<std::uint64_t>(r));
+    const auto config = make(2000 + static_cast<std::uint64_t>(r));
     presto::Runtime rt{{.processors = o.processors}};
     runs.push_back(rt.run([&] {
       presto::psim::Simulation sim{{.end_time = o.end}};
       std::vector<presto::psim::Station*> stations;
       presto::psim::build_queueing_network(sim, config, stations);
-      sim.run();
+      events += sim.run().events;
       return presto::psim::measure(config, stations, o.end);
     }));
   }
-  std::printf("  %-12s %-18s %10s %10s %10s %22s\n", "class", "measure", "exact", "B-S err", "Lin. err", "PSIM (99% CI)");
+  std::printf("  %-12s %-22s %10s %10s %10s %22s\n", "class", "measure", "exact", "B-S err", "Lin. err", "PSIM (99% CI)");
   int outside = 0;
-  auto row = [&](std::size_t c, const std::string& what, double ex, double bs, double li, auto sample) {
+  auto row = [&](const std::string& name, const std::string& what, double ex, double bs, double li, auto sample) {
     std::vector<double> samples;
     for (const auto& m : runs) samples.push_back(sample(m));
     const presto::apps::Interval ci = presto::apps::confidence_interval(samples);
     outside += ci.contains(ex) ? 0 : 1;
-    std::printf("  %-12s %-18s %10.4f %9.3f%% %9.3f%% %12.4f +- %7.4f %s\n", shape.classes[c].name.c_str(), what.c_str(), ex,
-                100 * (bs - ex) / ex, 100 * (li - ex) / ex, ci.mean, ci.half_width, ci.contains(ex) ? "" : "OUTSIDE");
+    auto err = [&](double x) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.3f%%%s", 100 * (x - ex) / ex, ci.contains(x) ? " " : "*");
+      return std::string(text);
+    };
+    std::printf("  %-12s %-22s %10.4f %10s %10s %12.4f +- %7.4f %s\n", name.c_str(), what.c_str(), ex, err(bs).c_str(),
+                err(li).c_str(), ci.mean, ci.half_width, ci.contains(ex) ? "" : "OUTSIDE");
   };
-  for (std::size_t c = 0; c < 2; ++c) {
-    row(c, "throughput", e.throughput[c], b.throughput[c], l.throughput[c], [c](const auto& m) { return m.throughput[c]; });
-    for (std::size_t k = 0; k < shape.stations.size(); ++k) {
-      if (model.demand[c][k] == 0) continue;
-      row(c, "number at " + shape.stations[k].name, e.queue[c][k], b.queue[c][k], l.queue[c][k],
-          [c, k](const auto& m) { return m.queue[c][k]; });
+  for (std::size_t c = 0, closed = 0, open = 0; c < shape.classes.size(); ++c) {
+    const auto& k = shape.classes[c];
+    const std::size_t i = k.open() ? open++ : closed++;
+    const auto& eq = k.open() ? e.open_queue[i] : e.queue[i];
+    const auto& bq = k.open() ? b.open_queue[i] : b.queue[i];
+    const auto& lq = k.open() ? l.open_queue[i] : l.queue[i];
+    if (k.open()) {
+      // Time in the network: the residences plus the transits between the stations.
+      const double transits = shape.transit * static_cast<double>(k.route.size() - 1);
+      auto response = [&](const std::vector<double>& q) {
+        double sum = 0;
+        for (double x : q) sum += x;
+        return sum / k.arrival_rate + transits;
+      };
+      row(k.name, "time in network", response(eq), response(bq), response(lq), [c](const auto& m) { return m.response[c]; });
+    } else {
+      row(k.name, "throughput", e.throughput[i], b.throughput[i], l.throughput[i], [c](const auto& m) { return m.throughput[c]; });
+    }
+    for (std::size_t s : k.route) {
+      row(k.name, "number at " + shape.stations[s].name, eq[s], bq[s], lq[s], [c, s](const auto& m) { return m.queue[c][s]; });
     }
   }
+  std::printf("  (%.0f events per replication; * an approximation outside the interval)\n",
+              static_cast<double>(events) / o.replications);
   return check(outside == 0, "exact MVA inside every simulated mean's 99% interval");
+}
+
+bool psim_validation(const Options& o) {
+  std::printf("\n4. PSIM: simulated networks against MVA\n");
+  bool ok = validate(o, "the central-server network (4 batch + 3 interactive)", [](std::uint64_t seed) {
+    return central_server(4, 3, seed);
+  });
+  ok = validate(o, "the mixed network (3 batch; open transactions, lambda = 1.2)", mixed) && ok;
+  ok = validate(o, "the load-dependent CPU (rates 1, 2, 2.5; 12 users)", load_dependent) && ok;
+  return ok;
 }
 
 }  // namespace
