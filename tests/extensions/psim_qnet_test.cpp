@@ -92,6 +92,25 @@ TEST_CASE("an M/M/3 load-dependent station agrees with the Erlang-C formula", "[
   check_interval(runs, "mean number", lambda * response, [](const NetworkMeasures& m) { return m.queue[0][0]; });
 }
 
+TEST_CASE("preemptive-resume priority: each class's time in the network agrees with the M/M/1 priority formulas",
+          "[psim][qnet]") {
+  // High priority: lambda 0.5, mean service 1; low: lambda 0.2, mean service 1.25 (rho = 0.75).
+  const double l1 = 0.5, s1 = 1, l2 = 0.2, s2 = 1.25, r1 = l1 * s1, rho = r1 + l2 * s2;
+  const double high = s1 / (1 - r1);  // the high class sees only itself: 2
+  // The low class waits for the high class's work and its own: (S2 (1 - rho) + sum l E[S^2] / 2)
+  // / ((1 - rho1)(1 - rho)), E[S^2] = 2 S^2 for exponential service: 9.
+  const double low = (s2 * (1 - rho) + l1 * s1 * s1 + l2 * s2 * s2) / ((1 - r1) * (1 - rho));
+  QueueingNetworkConfig shape{
+      .stations = {{.name = "cpu", .mean_service = 1, .priority = true}},
+      .classes = {{.name = "high", .population = 0, .route = {0}, .arrival_rate = l1, .priority = 1},
+                  {.name = "low", .population = 0, .route = {0}, .arrival_rate = l2, .service = {s2}}},
+      .transit = 1, .warmup = 200};
+  // Arrivals, service ends and at most one stale end per preemption: 3 x 0.7 x 40200 ~ 84,000.
+  const auto runs = replicate(shape, 10, 40200, 90000);
+  check_interval(runs, "high priority, mean response", high, [](const NetworkMeasures& m) { return m.response[0]; });
+  check_interval(runs, "low priority, mean response", low, [](const NetworkMeasures& m) { return m.response[1]; });
+}
+
 TEST_CASE("a load-dependent station with rate 1 has a single server's history", "[psim][qnet]") {
   auto history = [](std::vector<double> rate) {
     QueueingNetworkConfig net{.stations = {{"terminals", 2.0, true}, {"cpu", 0.5, false, rate}, {"disk", 0.4}},
@@ -109,14 +128,15 @@ TEST_CASE("a load-dependent station with rate 1 has a single server's history", 
   CHECK(history({1, 2}) != single);
 }
 
-TEST_CASE("a mixed network's histories (open class, load-dependent station) equal the sequential simulator's",
-          "[psim][qnet]") {
+TEST_CASE("a mixed network's histories (open classes, load-dependent and priority stations) equal the sequential "
+          "simulator's", "[psim][qnet]") {
   const Time end = 150;
   const QueueingNetworkConfig net{
-      .stations = {{"terminals", 3.0, true}, {"cpu", 0.4, false, {1, 1.8, 2.4}}, {"disk1", 0.5}, {"disk2", 0.3}},
+      .stations = {{"terminals", 3.0, true}, {"cpu", 0.4, false, {1, 1.8, 2.4}}, {"disk1", 0.5},
+                   {.name = "disk2", .mean_service = 0.3, .priority = true}},
       .classes = {{"batch", 3, {0, 1, 2}},
                   {.name = "transactions", .population = 0, .route = {1, 3, 2}, .arrival_rate = 0.8},
-                  {.name = "queries", .population = 0, .route = {3}, .arrival_rate = 0.5}},
+                  {.name = "queries", .population = 0, .route = {3}, .arrival_rate = 0.5, .priority = 1, .service = {0.2}}},
       .transit = 0.05, .warmup = 0, .seed = 11, .record = true};
   Simulation reference{{.end_time = end}};
   std::vector<Station*> ref_stations;
@@ -158,6 +178,8 @@ TEST_CASE("malformed open classes and load-dependent stations raise UsageError",
   CHECK_THROWS_AS(build(with([](auto& n) { n.classes[0].route = {}; })), UsageError);
   CHECK_THROWS_AS(build(with([](auto& n) { n.stations[0].rate = {1, 0}; })), UsageError);
   CHECK_THROWS_AS(build(with([](auto& n) { n.stations[0].delay = true; })), UsageError);  // delay with rates
+  CHECK_THROWS_AS(build(with([](auto& n) { n.stations[0].priority = true; })), UsageError);  // priority with rates
+  CHECK_THROWS_AS(build(with([](auto& n) { n.classes[0].service = {1, 2}; })), UsageError);  // one per route station
   CHECK_THROWS_WITH(mva_model(ok), Catch::Contains("load-dependent"));
   CHECK_THROWS_WITH(mva_model(with([](auto& n) { n.stations[0].rate.clear(); })), Catch::Contains("is open"));
 }

@@ -26,7 +26,15 @@ Station::Station(const QueueingNetworkConfig& config, std::uint32_t index)
       area_(config.classes.size(), 0.0),
       completions_(config.classes.size(), 0),
       departures_(config.classes.size(), 0),
-      time_in_network_(config.classes.size(), 0.0) {}
+      time_in_network_(config.classes.size(), 0.0),
+      mean_(config.classes.size(), spec_.mean_service) {
+  for (std::size_t c = 0; c < config.classes.size(); ++c) {
+    const ClassSpec& k = config.classes[c];
+    for (std::size_t i = 0; i < k.service.size() && i < k.route.size(); ++i) {
+      if (k.route[i] == index) mean_[c] = k.service[i];
+    }
+  }
+}
 
 void Station::account() {
   const Time t = now();
@@ -57,12 +65,24 @@ void Station::initialize() {
   }
 }
 
+std::size_t Station::chosen() const {
+  if (!spec_.priority) return 0;
+  std::size_t best = 0;
+  for (std::size_t i = 1; i < queue_.size(); ++i) {
+    const auto priority = [&](std::size_t j) { return config_.classes[static_cast<std::size_t>(queue_[j].c)].priority; };
+    if (priority(i) > priority(best)) best = i;
+  }
+  return best;
+}
+
 void Station::start_service() {
-  const Customer& head = queue_.front();
+  serving_ = chosen();
+  const Customer& head = queue_[serving_];
   double rate = 1;
   if (!spec_.rate.empty()) rate = spec_.rate[std::min(queue_.size(), spec_.rate.size()) - 1];
   service_epoch_ += 1;
-  schedule(Message{.kind = head.c, .value = head.id, .real = service_epoch_}, random_.exponential(spec_.mean_service / rate));
+  schedule(Message{.kind = head.c, .value = head.id, .real = service_epoch_},
+           random_.exponential(mean_[static_cast<std::size_t>(head.c)] / rate));
 }
 
 void Station::arrive(const Customer& customer) {
@@ -76,8 +96,14 @@ void Station::arrive(const Customer& customer) {
   queue_.push_back(customer);
   const std::size_t n = queue_.size();
   // A load-dependent server's rate changes with the number present: by the memoryless
-  // property, the head's service restarts at the new rate (the pending end goes stale).
-  if (n == 1 || (n <= spec_.rate.size() && spec_.rate[n - 1] != spec_.rate[n - 2])) start_service();
+  // property, the head's service restarts at the new rate (the pending end goes stale). At a
+  // priority station an arrival of higher priority preempts; by the same property the
+  // preempted customer's remaining service is drawn afresh when it resumes.
+  if (n == 1 || (n <= spec_.rate.size() && spec_.rate[n - 1] != spec_.rate[n - 2]) ||
+      (spec_.priority && config_.classes[static_cast<std::size_t>(customer.c)].priority >
+                             config_.classes[static_cast<std::size_t>(queue_[serving_].c)].priority)) {
+    start_service();
+  }
 }
 
 void Station::depart(const Customer& customer) {
@@ -105,9 +131,9 @@ void Station::handle(const Message& m) {
   // A service (or a delay) ends: the customer leaves for its next station or the network.
   Customer customer{m.kind, m.value, m.real};
   if (!spec_.delay) {
-    if (m.real != service_epoch_) return;  // a load-dependent service restarted since
-    customer = queue_.front();
-    queue_.pop_front();
+    if (m.real != service_epoch_) return;  // restarted or preempted since
+    customer = queue_[serving_];
+    queue_.erase(queue_.begin() + static_cast<std::ptrdiff_t>(serving_));
   }
   account();
   const auto c = static_cast<std::size_t>(customer.c);
@@ -120,10 +146,11 @@ void Station::handle(const Message& m) {
 void build_queueing_network(Simulation& sim, const QueueingNetworkConfig& config, std::vector<Station*>& stations) {
   stations.clear();
   for (const StationSpec& s : config.stations) {
-    if (!(s.mean_service > 0) || (s.delay && !s.rate.empty()) ||
+    if (!(s.mean_service > 0) || (s.delay && !s.rate.empty()) || (s.priority && (s.delay || !s.rate.empty())) ||
         std::any_of(s.rate.begin(), s.rate.end(), [](double r) { return !(r > 0) || !std::isfinite(r); })) {
       throw UsageError("queueing network: station '" + s.name +
-                       "' needs a positive mean service and, if load-dependent (not a delay), positive rates");
+                       "' needs a positive mean service and at most one of delay, load-dependent rates (positive) "
+                       "and priority");
     }
   }
   for (std::uint32_t k = 0; k < config.stations.size(); ++k) stations.push_back(&sim.add<Station>(config, k));
@@ -136,6 +163,10 @@ void build_queueing_network(Simulation& sim, const QueueingNetworkConfig& config
         sorted.back() >= stations.size()) {
       throw UsageError("queueing network: class '" + k.name + "' needs a route through " +
                        (k.open() ? "one or more" : "at least two") + " distinct, existing stations");
+    }
+    if (!k.service.empty() && (k.service.size() != route.size() ||
+                               std::any_of(k.service.begin(), k.service.end(), [](double m) { return !(m > 0); }))) {
+      throw UsageError("queueing network: class '" + k.name + "' needs one positive mean service per station of its route");
     }
     if (k.arrival_rate < 0 || !std::isfinite(k.arrival_rate) || (k.open() ? k.population != 0 : k.population < 0)) {
       throw UsageError("queueing network: class '" + k.name +
@@ -154,14 +185,18 @@ void build_queueing_network(Simulation& sim, const QueueingNetworkConfig& config
 
 MvaModel mva_model(const QueueingNetworkConfig& config) {
   for (const auto& s : config.stations) {
-    if (!s.rate.empty()) throw UsageError("mva_model: station '" + s.name + "' is load-dependent");
+    if (!s.rate.empty() || s.priority) {
+      throw UsageError("mva_model: station '" + s.name + "' is " + (s.priority ? "a priority station" : "load-dependent"));
+    }
   }
   MvaModel m;
   for (const auto& s : config.stations) m.delay_station.push_back(s.delay);
   for (const auto& k : config.classes) {
     if (k.open()) throw UsageError("mva_model: class '" + k.name + "' is open");
     std::vector<double> d(config.stations.size(), 0.0);
-    for (auto s : k.route) d[s] = config.stations[s].mean_service;
+    for (std::size_t i = 0; i < k.route.size(); ++i) {
+      d[k.route[i]] = k.service.empty() ? config.stations[k.route[i]].mean_service : k.service[i];
+    }
     m.demand.push_back(d);
     m.population.push_back(k.population);
     m.think.push_back(config.transit * static_cast<double>(k.route.size()));

@@ -3,7 +3,15 @@
 // customers are messages. A station serves FCFS with exponential service of a
 // class-independent mean: a single server; or a load-dependent server, whose service rate with
 // j customers present is rate[j-1] / mean_service (the last entry holding for more: rates
-// 1, 2, ..., c make an M/M/c station); or a delay (infinite-server) station.
+// 1, 2, ..., c make an M/M/c station); or a delay (infinite-server) station. A station may
+// instead serve by preemptive-resume priority (one server; the highest-priority class
+// present, FCFS within a class; an arrival of higher priority than the customer in service
+// preempts it, and it resumes first among its class), the discipline of MAP's priority
+// examples; such a network is not product form.
+//
+// A class's service time at a station is the station's mean unless the class gives its own
+// (`service`, one mean per station of its route; class-dependent means at a FCFS station also
+// leave product form).
 //
 // A closed class has a fixed population and a cyclic route through distinct stations; its
 // customers start at the route's first station. An open class (arrival_rate > 0, population
@@ -39,6 +47,7 @@ struct StationSpec {
   double mean_service = 1.0;
   bool delay = false;       // infinite server
   std::vector<double> rate{};  // non-empty: load-dependent, rate multiplier with 1, 2, ... present
+  bool priority = false;       // preemptive-resume priority by ClassSpec::priority (one server)
 };
 
 struct ClassSpec {
@@ -46,6 +55,8 @@ struct ClassSpec {
   int population = 1;                // closed class; 0 for an open class
   std::vector<std::uint32_t> route;  // distinct station indices: visited cyclically (closed), once (open)
   double arrival_rate = 0;           // > 0: an open class (Poisson arrivals)
+  int priority = 0;                  // at priority stations: higher is served first
+  std::vector<double> service{};     // non-empty: mean service at each station of the route
   bool open() const noexcept { return arrival_rate > 0; }
 };
 
@@ -79,7 +90,8 @@ class Station final : public LogicalProcess {
   void handle(const Message& m) override;
   void arrive(const Customer& customer);
   void depart(const Customer& customer);
-  void start_service();  // the queue's head (re)starts service at the current rate
+  void start_service();  // the customer chosen to serve (re)starts service at the current rate
+  std::size_t chosen() const;  // the customer to serve: the head, or the first of the highest priority
   void account();
 
   const QueueingNetworkConfig& config_;
@@ -93,7 +105,9 @@ class Station final : public LogicalProcess {
   std::vector<double> area_;
   std::vector<std::uint64_t> completions_, departures_;
   std::vector<double> time_in_network_;
-  double service_epoch_ = 0;  // load-dependent: the one service end still valid carries this
+  std::vector<double> mean_;  // per class: its mean service here
+  std::size_t serving_ = 0;   // the position in queue_ of the customer in service
+  double service_epoch_ = 0;  // the one service end still valid carries this (a restart or a preemption stales it)
   Time last_ = 0;
   std::vector<HistoryEntry> history_;
 };
