@@ -60,23 +60,10 @@ class PsimNode final : public presto::psim::LogicalProcess {
     if (inputs().empty()) throw std::logic_error("recv() on the first node of a pipeline");
     const std::size_t j = received_++;
     while (arrived_.size() <= j) next();  // only stale timers and message j can come first
-    // (arrived_ grows while the node is busy below: index it, never hold a reference.)
-    if (arrived_[j].arrival > clock_) {  // waiting for it
-      stats_.blocked += arrived_[j].arrival - clock_;
-      clock_ = arrived_[j].arrival;
-    }
-    if (uncharged_ <= j) {  // it arrived while the node was waiting, not busy: interrupted now
-      uncharged_ = j + 1;
-      ++stats_.interrupts;
-      stats_.interrupted += costs_.r_i;
-      busy(costs_.r_i);
-    }
-    std::size_t backlog = 0;
-    for (std::size_t k = j; k < arrived_.size() && arrived_[k].arrival <= clock_; ++k) ++backlog;
-    stats_.max_backlog = std::max(stats_.max_backlog, backlog);
-    const double handling = costs_.r_h + costs_.r_per_byte * bytes(arrived_[j].payload);
-    stats_.handling += handling;
-    busy(handling);
+    // (arrived_ grows while the node is busy: index it, never hold a reference.)
+    account_receive(
+        costs_, j, bytes(arrived_[j].payload), clock_, uncharged_, stats_, [&](std::size_t k) { return arrived_[k].arrival; },
+        [&] { return arrived_.size(); }, [] {}, [&](double us) { busy(us); });
     return std::move(arrived_[j].payload);
   }
 

@@ -138,25 +138,13 @@ TEST_CASE("a mixed network's histories (open classes, load-dependent and priorit
                   {.name = "transactions", .population = 0, .route = {1, 3, 2}, .arrival_rate = 0.8},
                   {.name = "queries", .population = 0, .route = {3}, .arrival_rate = 0.5, .priority = 1, .service = {0.2}}},
       .transit = 0.05, .warmup = 0, .seed = 11, .record = true};
-  Simulation reference{{.end_time = end}};
-  std::vector<Station*> ref_stations;
-  build_queueing_network(reference, net, ref_stations);
-  SequentialSimulator{reference}.run();
-  CHECK(ref_stations[1]->history().size() > 300);
-
+  const Histories reference = sequential_station_histories(net, end);
+  CHECK(reference[1].size() > 300);
+  CHECK(reference[3].size() > 100);
   auto cfg = GENERATE(presto::test::configs());
   for (Protocol protocol : kProtocols) {
     INFO(cfg << ", " << to_string(protocol));
-    auto histories = presto::test::run(cfg, [&] {
-      Simulation sim{{.protocol = protocol, .end_time = end}};
-      std::vector<Station*> stations;
-      build_queueing_network(sim, net, stations);
-      sim.run(presto::test::make_pool(cfg.pool));
-      Histories h;
-      for (auto* s : stations) h.push_back(s->history());
-      return h;
-    });
-    for (std::size_t k = 0; k < ref_stations.size(); ++k) CHECK(histories[k] == ref_stations[k]->history());
+    CHECK(psim_station_histories(cfg, protocol, net, end) == reference);
   }
 }
 
