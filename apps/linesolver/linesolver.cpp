@@ -18,6 +18,13 @@
 //                padding; the solution checked against a sequential Thomas solve.
 //   grain        the same forward elimination with n systems per message: the best n
 //                measured beside n_opt (eq. 39).
+//
+// Two transports: "shared" (the message layer on presto threads) and "psim", where the
+// pipeline's nodes are PSIM logical processes (psim_pipeline.hpp), in this process or, under
+// mpirun (or with --ranks R, which launches it), with the nodes in blocks over the MPI ranks
+// (presto::psim_mpi). A psim run is checked against the shared-memory run of the same
+// pipeline: every node's completion time, blocked, interrupt and handling times, interrupts
+// and backlog must agree, and the distributed solver's solution must be right on every rank.
 
 #include <algorithm>
 #include <cmath>
@@ -27,12 +34,22 @@
 #include <string>
 #include <vector>
 
+#include <functional>
+#include <optional>
+
 #include <presto/presto.hpp>
+
+#ifdef PRESTO_LINESOLVER_MPI
+#include <presto/psim_mpi/distributed_simulation.hpp>
+#include <presto/psim_mpi/environment.hpp>
+#endif
 
 #include "command_line.hpp"
 #include "json_line.hpp"
 #include "message_layer.hpp"
+#include "mpi_launch.hpp"
 #include "pipeline.hpp"
+#include "psim_pipeline.hpp"
 
 namespace ls = presto::apps::linesolver;
 
@@ -52,6 +69,43 @@ struct Options {
   double per_byte = 0.01;    // grain: s_per_byte = r_per_byte
   std::size_t processors = 2;
   bool json = false;
+  std::string transport = "shared";
+  int ranks = 0;  // psim: launch under mpirun on this many ranks
+};
+
+// How the pipelines run: on the shared-memory message layer, or with their nodes as PSIM LPs
+// (run_psim: in this process, or on MPI ranks, node k of a pipeline placed like node k, or
+// node nodes - 1 - k when `reversed`, of the block partition).
+struct Runner {
+  bool psim = false;
+  std::function<std::vector<ls::NodeStats>(presto::psim::Simulation&, std::vector<ls::PsimNode*>&, bool reversed)> run_psim;
+  std::function<void(std::vector<double>&)> sum = [](std::vector<double>&) {};  // elementwise, over the ranks
+  std::size_t compared = 0;  // pipelines checked against the shared-memory layer
+  double worst = 0;          // the largest relative difference of a node's statistic found
+
+  template <class Stage>
+  std::vector<ls::NodeStats> operator()(const ls::CostModel& c, std::size_t nodes, std::size_t messages, double padding,
+                                        bool reversed, Stage stage) {
+    if (!psim) return ls::run_pipeline(c, nodes, messages, padding, stage);
+    return ls::run_psim_pipeline(c, nodes, messages, padding, stage,
+                                 [&](presto::psim::Simulation& sim, std::vector<ls::PsimNode*>& lps) {
+                                   return run_psim(sim, lps, reversed);
+                                 });
+  }
+
+  // Records how far `got` (psim) is from `want` (shared memory).
+  void compare(const std::vector<ls::NodeStats>& got, const std::vector<ls::NodeStats>& want) {
+    ++compared;
+    auto diff = [](double a, double b) { return a == b ? 0.0 : std::abs(a - b) / std::max(std::abs(a), std::abs(b)); };
+    for (std::size_t k = 0; k < want.size(); ++k) {
+      const ls::NodeStats &g = got.at(k), &w = want[k];
+      for (double d : {diff(g.completion, w.completion), diff(g.blocked, w.blocked), diff(g.interrupted, w.interrupted),
+                       diff(g.handling, w.handling)}) {
+        worst = std::max(worst, d);
+      }
+      if (g.interrupts != w.interrupts || g.interrupts_busy != w.interrupts_busy || g.max_backlog != w.max_backlog) worst = 1;
+    }
+  }
 };
 
 // With --json: a virtual completion time (us) as a JSON line for benchmarks/run.py.
@@ -67,6 +121,7 @@ constexpr const char* usage =
     "usage: %s [--experiment synthetic|tridiagonal|grain|all] [--s US] [--ri US] [--rh US] [--latency US]\n"
     "          [--unit US] [--nodes P] [--tasks N] [--work W[,W...]] [--systems N] [--rank R]\n"
     "          [--row-us US] [--back-row-us US] [--per-byte US] [--processors P] [--json]\n"
+    "          [--transport shared|psim] [--ranks R]\n"
     "Runs a software pipeline over a message layer that charges send (s, default 20 us),\n"
     "receive-interrupt (r_i, 57 us) and receive-handling (r_h, 39 us) overheads in virtual time\n"
     "(Van der Wijngaart et al., 1995), on P presto processors (default 2; the results do not\n"
@@ -75,7 +130,10 @@ constexpr const char* usage =
     "forward elimination (--row-us 4 per row) and back substitution (--back-row-us 1.5),\n"
     "unpadded and padded by r_i + r_h, checked; grain: n systems per message (copy cost\n"
     "--per-byte 0.01 us at each end), best n beside the model's n_opt. --json: also JSON lines\n"
-    "for benchmarks/run.py (processors = nodes, times virtual).\n";
+    "for benchmarks/run.py (processors = nodes, times virtual).\n"
+    "--transport psim: the nodes are PSIM logical processes (needs --latency > 0, the links'\n"
+    "lookahead), each run checked against the shared-memory one; under mpirun, or with --ranks R\n"
+    "(which launches it so), they are placed in blocks over the MPI ranks.\n";
 
 bool parse(int argc, char** argv, Options& o) {
   presto::apps::CommandLine cl{usage};
@@ -84,7 +142,16 @@ bool parse(int argc, char** argv, Options& o) {
   cl.option("--nodes", o.nodes).option("--tasks", o.tasks).option("--work", o.work).option("--systems", o.systems);
   cl.option("--rank", o.rank).option("--row-us", o.row_us).option("--back-row-us", o.back_row_us);
   cl.option("--per-byte", o.per_byte).option("--processors", o.processors).flag("--json", o.json);
+  cl.option("--transport", o.transport).option("--ranks", o.ranks);
   if (!cl.parse(argc, argv)) return false;
+  if (o.transport != "shared" && o.transport != "psim") return cl.error("--transport must be shared or psim");
+  if (o.transport == "psim" && !(o.costs.latency > 0)) {
+    return cl.error("--transport psim needs --latency > 0 (the PSIM links' lookahead)");
+  }
+  if (o.ranks != 0 && (o.transport != "psim" || o.ranks < 1)) return cl.error("--ranks R (>= 1) needs --transport psim");
+#ifndef PRESTO_LINESOLVER_MPI
+  if (o.ranks != 0) return cl.error("--ranks: this presto-linesolver was built without MPI");
+#endif
   const std::vector<std::string> known{"synthetic", "tridiagonal", "grain", "all"};
   if (std::find(known.begin(), known.end(), o.experiment) == known.end()) {
     return cl.error("--experiment must be synthetic, tridiagonal, grain or all");
@@ -114,7 +181,7 @@ double model_delay(std::size_t k, std::size_t tasks, double c_plus_s, double r_i
   return fill + tau + wave;
 }
 
-bool synthetic(const Options& o) {
+bool synthetic(const Options& o, Runner& run) {
   const std::size_t p = o.nodes != 0 ? o.nodes : 16;
   const ls::CostModel& c = o.costs;
   const int optimum_units = static_cast<int>(std::lround((c.r_i + c.r_h) / o.unit));
@@ -127,12 +194,13 @@ bool synthetic(const Options& o) {
   for (int w : o.work) {
     const double compute = w * o.unit;
     std::vector<std::vector<ls::NodeStats>> by_padding;
+    const auto stage = [&](std::size_t, std::size_t, auto& node, std::vector<double>) {
+      node.compute(compute);
+      return std::vector<double>{};
+    };
     for (int pad = 0; pad <= 32; ++pad) {
-      by_padding.push_back(ls::run_pipeline(c, p, o.tasks, pad * o.unit, [&](std::size_t, std::size_t, ls::Node& node,
-                                                                              std::vector<double>) {
-        node.compute(compute);
-        return std::vector<double>{};
-      }));
+      by_padding.push_back(run(c, p, o.tasks, pad * o.unit, false, stage));
+      if (run.psim) run.compare(by_padding.back(), ls::run_pipeline(c, p, o.tasks, pad * o.unit, stage));
     }
     int best = 0;
     for (int pad = 0; pad <= 32; ++pad) {
@@ -171,8 +239,7 @@ bool synthetic(const Options& o) {
   // the question is whether it lands on work (stretching it) or on a node waiting anyway.
   const double compute = o.work.front() * o.unit;
   for (int pad : {0, optimum_units}) {
-    const auto stats = ls::run_pipeline(c, p, o.tasks, pad * o.unit, [&](std::size_t, std::size_t, ls::Node& node,
-                                                                       std::vector<double>) {
+    const auto stats = run(c, p, o.tasks, pad * o.unit, false, [&](std::size_t, std::size_t, auto& node, std::vector<double>) {
       node.compute(compute);
       return std::vector<double>{};
     });
@@ -223,17 +290,18 @@ struct SolverRun {
   double forward_ms, back_ms;  // the last node's completion time of each phase
   double forward_node2_ms;
   bool correct;
+  std::vector<ls::NodeStats> forward, back;  // every node's statistics
 };
 
 // Solves every system on `p` nodes, `group` systems per message, the first node of each
 // phase padded by `padding(us per message)`; checked against `reference`'s solution.
-SolverRun solve(const Options& o, std::size_t p, std::size_t group, const Systems& reference, double forward_padding,
-                double back_padding) {
+SolverRun solve(const Options& o, Runner& run, std::size_t p, std::size_t group, const Systems& reference,
+                double forward_padding, double back_padding) {
   Systems s(o.systems, o.rank);
   const std::size_t rows = o.rank / p, messages = (o.systems + group - 1) / group;
   auto systems_of = [&](std::size_t step) { return std::pair{step * group, std::min(o.systems, (step + 1) * group)}; };
-  const auto fwd = ls::run_pipeline(o.costs, p, messages, forward_padding, [&](std::size_t k, std::size_t step, ls::Node& node,
-                                                                                 std::vector<double> in) {
+  const auto fwd = run(o.costs, p, messages, forward_padding, false, [&](std::size_t k, std::size_t step, auto& node,
+                                                                        std::vector<double> in) {
     auto [first, last] = systems_of(step);
     std::vector<double> out;
     for (std::size_t sys = first; sys < last; ++sys) {
@@ -245,20 +313,31 @@ SolverRun solve(const Options& o, std::size_t p, std::size_t group, const System
     node.compute(static_cast<double>((last - first) * rows) * o.row_us);
     return out;
   });
-  // Back substitution runs the other way: pipeline position q holds segment p - 1 - q.
-  const auto bwd = ls::run_pipeline(o.costs, p, messages, back_padding, [&](std::size_t q, std::size_t step, ls::Node& node,
-                                                                              std::vector<double> in) {
+  // Back substitution runs the other way: pipeline position q holds segment p - 1 - q (on
+  // the rank that eliminated it, when distributed). Each node checks the rows it solved
+  // against the reference: [0, p) rows wrong, [p, 2p) rows solved, summed over the ranks.
+  std::vector<double> counts(2 * p, 0.0);
+  const auto bwd = run(o.costs, p, messages, back_padding, true, [&](std::size_t q, std::size_t step, auto& node,
+                                                                     std::vector<double> in) {
     auto [first, last] = systems_of(step);
     const std::size_t segment = p - 1 - q;
     std::vector<double> out;
     for (std::size_t sys = first; sys < last; ++sys) {
       s.back(sys, segment * rows, (segment + 1) * rows, q > 0 ? in[sys - first] : 0.0);
       out.push_back(s.x[s.at(sys, segment * rows)]);
+      for (std::size_t i = segment * rows; i < (segment + 1) * rows; ++i) {
+        counts[q] += s.x[s.at(sys, i)] != reference.x[s.at(sys, i)] ? 1 : 0;
+        counts[p + q] += 1;
+      }
     }
     node.compute(static_cast<double>((last - first) * rows) * o.back_row_us);
     return out;
   });
-  return {fwd.back().completion / 1e3, bwd.back().completion / 1e3, fwd[1].completion / 1e3, s.x == reference.x};
+  run.sum(counts);
+  double wrong = 0, solved = 0;
+  for (std::size_t q = 0; q < p; ++q) wrong += counts[q], solved += counts[p + q];
+  const bool correct = wrong == 0 && solved == static_cast<double>(o.systems * rows * p);
+  return {fwd.back().completion / 1e3, bwd.back().completion / 1e3, fwd[1].completion / 1e3, correct, fwd, bwd};
 }
 
 // The sequential reference, and a residual check of it.
@@ -281,14 +360,27 @@ Systems reference_solution(const Options& o, bool& ok) {
   return r;
 }
 
-bool tridiagonal(const Options& o, const Systems& reference) {
+// With a psim runner, the same solve on the shared-memory layer, compared node by node.
+SolverRun checked_solve(const Options& o, Runner& run, std::size_t p, std::size_t group, const Systems& reference,
+                        double forward_padding, double back_padding) {
+  SolverRun r = solve(o, run, p, group, reference, forward_padding, back_padding);
+  if (run.psim) {
+    Runner shared;
+    const SolverRun want = solve(o, shared, p, group, reference, forward_padding, back_padding);
+    run.compare(r.forward, want.forward);
+    run.compare(r.back, want.back);
+  }
+  return r;
+}
+
+bool tridiagonal(const Options& o, Runner& run, const Systems& reference) {
   const std::size_t p = o.nodes != 0 ? o.nodes : 8;
   const double pad = o.costs.r_i + o.costs.r_h;
   std::printf("\nPipelined tridiagonal solver: %zu systems of rank %zu on %zu nodes (%zu rows of each per node);\n"
               "forward c = %.1f us and back substitution c = %.1f us per system and node; completion in ms (virtual)\n",
               o.systems, o.rank, p, o.rank / p, o.row_us * static_cast<double>(o.rank / p),
               o.back_row_us * static_cast<double>(o.rank / p));
-  const SolverRun plain = solve(o, p, 1, reference, 0, 0), padded = solve(o, p, 1, reference, pad, pad);
+  const SolverRun plain = checked_solve(o, run, p, 1, reference, 0, 0), padded = checked_solve(o, run, p, 1, reference, pad, pad);
   std::printf("%-28s %12s %12s %12s %8s\n", "", "forward", "node 2 fwd", "back subst.", "solution");
   std::printf("%-28s %12.3f %12.3f %12.3f %8s\n", "unpadded", plain.forward_ms, plain.forward_node2_ms, plain.back_ms,
               plain.correct ? "ok" : "WRONG");
@@ -303,7 +395,7 @@ bool tridiagonal(const Options& o, const Systems& reference) {
   return plain.correct && padded.correct;
 }
 
-bool grain(const Options& o, const Systems& reference) {
+bool grain(const Options& o, Runner& run, const Systems& reference) {
   const std::size_t p = o.nodes != 0 ? o.nodes : 8;
   ls::CostModel costs = o.costs;
   costs.s_per_byte = costs.r_per_byte = o.per_byte;
@@ -321,7 +413,7 @@ bool grain(const Options& o, const Systems& reference) {
   bool ok = true;
   for (std::size_t n = 1; n <= 64 && n <= o.systems; n *= 2) {
     const double pad = costs.r_i + costs.r_h + costs.r_per_byte * static_cast<double>(n) * B;
-    const SolverRun r = solve(with, p, n, reference, pad, 0);
+    const SolverRun r = checked_solve(with, run, p, n, reference, pad, 0);
     std::printf("%6zu %12.3f %8s\n", n, r.forward_ms, r.correct ? "ok" : "WRONG");
     emit(o, "linesolver_grain", "forward, padded", p, n, r.forward_ms * 1e3, {{"n_opt_model", n_opt}});
     if (best == 0 || r.forward_ms < best_ms) best = n, best_ms = r.forward_ms;
@@ -333,18 +425,114 @@ bool grain(const Options& o, const Systems& reference) {
 
 }  // namespace
 
+#ifdef PRESTO_LINESOLVER_MPI
+// Runs a PSIM pipeline over the MPI ranks and combines every node's statistics on every rank.
+std::vector<ls::NodeStats> run_distributed(presto::psim::Simulation& sim, std::vector<ls::PsimNode*>& lps, bool reversed,
+                                           int ranks) {
+  const std::size_t p = lps.size();
+  presto::psim_mpi::DistributedConfig config;
+  for (std::size_t k = 0; k < p; ++k) {
+    config.partition.push_back(static_cast<int>((reversed ? p - 1 - k : k) * static_cast<std::size_t>(ranks) / p));
+  }
+  presto::psim_mpi::DistributedSimulation dist{sim, config};
+  dist.run();
+  constexpr std::size_t fields = 7;
+  std::vector<double> flat(p * fields, 0.0);
+  for (std::size_t k = 0; k < p; ++k) {
+    if (!dist.owned(*lps[k])) continue;
+    const ls::NodeStats& s = lps[k]->stats();
+    const double values[fields] = {s.completion, s.blocked, s.interrupted, s.handling, static_cast<double>(s.interrupts),
+                                   static_cast<double>(s.interrupts_busy), static_cast<double>(s.max_backlog)};
+    std::copy(values, values + fields, flat.begin() + static_cast<std::ptrdiff_t>(k * fields));
+  }
+  presto::psim_mpi::check_mpi(MPI_Allreduce(MPI_IN_PLACE, flat.data(), static_cast<int>(flat.size()), MPI_DOUBLE, MPI_SUM,
+                                            MPI_COMM_WORLD),
+                              "MPI_Allreduce");
+  std::vector<ls::NodeStats> stats(p);
+  for (std::size_t k = 0; k < p; ++k) {
+    const double* v = &flat[k * fields];
+    stats[k] = {v[0], v[1], v[2], v[3], static_cast<std::size_t>(v[4]), static_cast<std::size_t>(v[5]),
+                static_cast<std::size_t>(v[6])};
+  }
+  return stats;
+}
+#endif
+
+// From outside mpirun: runs this program under mpirun on --ranks ranks, with the same arguments.
+int launch(int argc, char** argv, int ranks) {
+  std::string passed;
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--ranks") {
+      ++i;
+    } else {
+      passed += " '" + std::string(argv[i]) + "'";
+    }
+  }
+  const std::string cmd = presto::apps::mpirun_command(ranks, presto::apps::self_path(argv[0]), passed);
+  std::fflush(stdout);
+  const int status = std::system(cmd.c_str());
+  if (status != 0) std::fprintf(stderr, "presto-linesolver: '%s' failed (status %d)\n", cmd.c_str(), status);
+  return status == 0 ? 0 : 1;
+}
+
 int main(int argc, char** argv) {
   Options o;
   if (!parse(argc, argv, o)) return 2;
   try {
+    Runner run;
+    int ranks = 0;  // psim: 0 in one process
+#ifdef PRESTO_LINESOLVER_MPI
+    if (o.ranks != 0 && !presto::apps::under_mpirun()) return launch(argc, argv, o.ranks);
+    std::optional<presto::psim_mpi::Environment> mpi;
+    if (o.transport == "psim" && presto::apps::under_mpirun()) {
+      mpi.emplace(argc, argv);
+      if (o.ranks != 0 && o.ranks != mpi->ranks()) {
+        std::fprintf(stderr, "presto-linesolver: --ranks %d under mpirun, which gave %d ranks\n", o.ranks, mpi->ranks());
+        return 2;
+      }
+      ranks = mpi->ranks();
+      if (mpi->rank() != 0 && std::freopen("/dev/null", "w", stdout) == nullptr) return 1;  // rank 0 reports
+      run.run_psim = [ranks](presto::psim::Simulation& sim, std::vector<ls::PsimNode*>& lps, bool reversed) {
+        return run_distributed(sim, lps, reversed, ranks);
+      };
+      run.sum = [](std::vector<double>& v) {
+        presto::psim_mpi::check_mpi(
+            MPI_Allreduce(MPI_IN_PLACE, v.data(), static_cast<int>(v.size()), MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD),
+            "MPI_Allreduce");
+      };
+    }
+#else
+    (void)launch;
+#endif
+    run.psim = o.transport == "psim";
+    if (run.psim && !run.run_psim) {
+      run.run_psim = [](presto::psim::Simulation& sim, std::vector<ls::PsimNode*>& lps, bool) {
+        sim.run();
+        std::vector<ls::NodeStats> stats;
+        for (const ls::PsimNode* lp : lps) stats.push_back(lp->stats());
+        return stats;
+      };
+    }
+    if (run.psim) {
+      std::printf("Transport: PSIM, the nodes as logical processes %s; every run checked against the shared-memory "
+                  "layer\n",
+                  ranks > 0 ? ("in blocks over " + std::to_string(ranks) + " MPI rank(s)").c_str() : "in this process");
+    }
     presto::Runtime rt{{.processors = o.processors}};
     const bool ok = rt.run([&] {
       bool good = true;
-      if (o.experiment == "synthetic" || o.experiment == "all") good = synthetic(o) && good;
+      if (o.experiment == "synthetic" || o.experiment == "all") good = synthetic(o, run) && good;
       if (o.experiment == "tridiagonal" || o.experiment == "grain" || o.experiment == "all") {
         const Systems reference = reference_solution(o, good);
-        if (o.experiment != "grain") good = tridiagonal(o, reference) && good;
-        if (o.experiment != "tridiagonal") good = grain(o, reference) && good;
+        if (o.experiment != "grain") good = tridiagonal(o, run, reference) && good;
+        if (o.experiment != "tridiagonal") good = grain(o, run, reference) && good;
+      }
+      if (run.psim) {
+        const bool same = run.worst < 1e-9;
+        std::printf("\nPSIM transport: %zu pipelines, every node's statistics %s the shared-memory layer's (largest "
+                    "relative difference %.1e)\n",
+                    run.compared, same ? "equal" : "DIFFER FROM", run.worst);
+        good = good && same;
       }
       return good;
     });

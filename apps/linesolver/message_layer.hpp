@@ -53,6 +53,33 @@ struct NodeStats {
   std::size_t max_backlog = 0;  // most messages arrived and not yet received, at a recv()
 };
 
+// What recv() does once message j is in, for Node here and PsimNode (psim_pipeline.hpp)
+// alike: a message later than the clock was waited for (blocked; the clock moves to its
+// arrival, then `moved()`); one not charged while the node was busy costs r_i now; the
+// backlog is counted (arrival(k) for k < available()); handling costs r_h plus the per-byte
+// cost of `bytes`. busy(us) is the node's own.
+template <class Arrival, class Available, class Moved, class Busy>
+void account_receive(const CostModel& costs, std::size_t j, double bytes, double& clock, std::size_t& uncharged,
+                     NodeStats& stats, Arrival arrival, Available available, Moved moved, Busy busy) {
+  if (arrival(j) > clock) {  // waiting for it
+    stats.blocked += arrival(j) - clock;
+    clock = arrival(j);
+    moved();
+  }
+  if (uncharged <= j) {  // it arrived while the node was waiting, not busy: interrupted now
+    uncharged = j + 1;
+    ++stats.interrupts;
+    stats.interrupted += costs.r_i;
+    busy(costs.r_i);
+  }
+  std::size_t backlog = 0;
+  for (std::size_t k = j; k < available() && arrival(k) <= clock; ++k) ++backlog;
+  stats.max_backlog = std::max(stats.max_backlog, backlog);
+  const double handling = costs.r_h + costs.r_per_byte * bytes;
+  stats.handling += handling;
+  busy(handling);
+}
+
 // One-way channel between two neighbouring nodes. The sender appends, then publishes its
 // count (release); the receiver reads the count (acquire) and then the messages below it.
 class Link {
@@ -101,25 +128,9 @@ class Node {
              [&] { return in_->bound_.load(std::memory_order_acquire) == infinity; });
     if (in_->sent_.load(std::memory_order_acquire) <= j) throw std::logic_error("recv(): the predecessor sent no more");
     Link::Message& m = in_->messages_[j];
-    if (m.arrival > clock_) {  // waiting for it
-      stats_.blocked += m.arrival - clock_;
-      clock_ = m.arrival;
-      publish();
-    }
-    if (uncharged_ <= j) {  // it arrived while the node was waiting, not busy: interrupted now
-      uncharged_ = j + 1;
-      ++stats_.interrupts;
-      stats_.interrupted += costs_.r_i;
-      busy(costs_.r_i);
-    }
-    std::size_t backlog = 0;
-    for (std::size_t k = j; k < in_->sent_.load(std::memory_order_acquire) && in_->messages_[k].arrival <= clock_; ++k) {
-      ++backlog;
-    }
-    stats_.max_backlog = std::max(stats_.max_backlog, backlog);
-    const double handling = costs_.r_h + costs_.r_per_byte * bytes(m.payload);
-    stats_.handling += handling;
-    busy(handling);
+    account_receive(
+        costs_, j, bytes(m.payload), clock_, uncharged_, stats_, [&](std::size_t k) { return in_->messages_[k].arrival; },
+        [&] { return in_->sent_.load(std::memory_order_acquire); }, [&] { publish(); }, [&](double us) { busy(us); });
     return std::move(m.payload);
   }
 

@@ -11,8 +11,13 @@
 //      population and a request generator (eq. 1, slow near saturation); Neuse and Chandy's
 //      load-dependent approximation, its error and its blind spot (a rate away from the mean
 //      queue changes nothing); the near-tie network that needs many iterations.
-//   4. PSIM: the central-server network simulated in independent replications; exact MVA must
-//      lie in every 99% confidence interval, and the approximations' errors are shown.
+//   4. PSIM: three networks simulated in independent replications (the closed central-server
+//      network; a mixed network with an open class; the load-dependent CPU of 3); exact MVA
+//      must lie in every 99% confidence interval, and the approximations' errors are shown,
+//      each marked where it lies outside the interval.
+//   5. MAP's memory x priority example (the paper's section 4): the decomposition's 6.67
+//      against the exact preemptive-priority 21.67 (parameters as printed) and 26.67 (the
+//      paper's figure, high class at rate 0.75 and service 1.0), and PSIM's simulation of both.
 // Exit status 1 if a check fails.
 
 #include <algorithm>
@@ -52,8 +57,10 @@ constexpr const char* usage =
     "Checks the MVA solvers (exact, Bard-Schweitzer, Linearizer; open classes; load-dependent\n"
     "stations), reports the approximations' error and cost as the populations grow by each\n"
     "factor S (default 1,2,...,64; exact MVA only while its lattice has at most POINTS points,\n"
-    "default 2000000), and validates against PSIM: R replications (default 10) until T (5100)\n"
-    "on P processors (2). --json: also JSON lines for benchmarks/run.py.\n";
+    "default 2000000), and validates against PSIM: the closed central-server network, a mixed\n"
+    "network (an open class beside a closed one) and a load-dependent CPU, each simulated in R\n"
+    "replications (default 10) until T (5100) on P processors (2); then MAP's memory x priority\n"
+    "example, simulated until 40 T. --json: also JSON lines for benchmarks/run.py.\n";
 
 bool parse(int argc, char** argv, Options& o) {
   presto::apps::CommandLine cl{usage};
@@ -237,46 +244,195 @@ bool lessons() {
   return ok;
 }
 
-bool psim_validation(const Options& o) {
-  std::printf("\n4. PSIM: the central-server network (4 batch + 3 interactive), %d replications of [100, %g) on %zu "
-              "processors\n",
-              o.replications, o.end, o.processors);
-  const auto shape = central_server(4, 3, 1);
-  const presto::psim::MvaModel model = presto::psim::mva_model(shape);
-  const mva::Network net = from_model(model);
-  const mva::Solution e = mva::solve(net, mva::Method::exact), b = mva::solve(net, mva::Method::bard_schweitzer),
-                      l = mva::solve(net, mva::Method::linearizer);
+// Replications of make(2000), make(2001), ... until `end`; `events` counts their events.
+std::vector<presto::psim::NetworkMeasures> replicate(const Options& o, presto::psim::QueueingNetworkConfig (*make)(std::uint64_t),
+                                                     double end, std::uint64_t& events) {
   std::vector<presto::psim::NetworkMeasures> runs;
   for (int r = 0; r < o.replications; ++r) {
-    const auto config = central_server(4, 3, 2000 + static_cast<std::uint64_t>(r));
+    const auto config = make(2000 + static_cast<std::uint64_t>(r));
     presto::Runtime rt{{.processors = o.processors}};
     runs.push_back(rt.run([&] {
-      presto::psim::Simulation sim{{.end_time = o.end}};
+      presto::psim::Simulation sim{{.end_time = end}};
       std::vector<presto::psim::Station*> stations;
       presto::psim::build_queueing_network(sim, config, stations);
-      sim.run();
-      return presto::psim::measure(config, stations, o.end);
+      events += sim.run().events;
+      return presto::psim::measure(config, stations, end);
     }));
   }
-  std::printf("  %-12s %-18s %10s %10s %10s %22s\n", "class", "measure", "exact", "B-S err", "Lin. err", "PSIM (99% CI)");
+  return runs;
+}
+
+// The network PSIM simulates, as the solver sees it: a closed class's transits are its think
+// time; an open class's are outside the stations (added to its time in the network below).
+mva::Network from_config(const presto::psim::QueueingNetworkConfig& config) {
+  mva::Network n;
+  for (const auto& s : config.stations) {
+    n.stations.push_back({s.name, s.delay ? mva::StationKind::delay
+                                  : s.rate.empty() ? mva::StationKind::queueing
+                                                   : mva::StationKind::load_dependent,
+                          s.rate});
+  }
+  for (const auto& k : config.classes) {
+    std::vector<double> d(config.stations.size(), 0.0);
+    for (std::size_t i = 0; i < k.route.size(); ++i) {
+      d[k.route[i]] = k.service.empty() ? config.stations[k.route[i]].mean_service : k.service[i];
+    }
+    if (k.open()) {
+      n.open.push_back({k.name, k.arrival_rate, d});
+    } else {
+      n.closed.push_back({k.name, k.population, config.transit * static_cast<double>(k.route.size()), d});
+    }
+  }
+  return n;
+}
+
+// The mixed network: an open class of transactions (CPU 60% busy with them) beside three
+// batch customers, all FCFS with class-independent service (product form, so MVA's
+// D / (1 - U) treatment of the open class is exact).
+presto::psim::QueueingNetworkConfig mixed(std::uint64_t seed) {
+  return {.stations = {{"cpu", 0.5}, {"disk", 0.4}},
+          .classes = {{"batch", 3, {0, 1}}, {.name = "transactions", .population = 0, .route = {0, 1}, .arrival_rate = 1.2}},
+          .transit = 0.05,
+          .warmup = 100,
+          .seed = seed};
+}
+
+// The load-dependent network of section 3: a CPU with rates 1, 2, 2.5 (two servers, a third
+// that helps half), a disk and 12 users at terminals.
+presto::psim::QueueingNetworkConfig load_dependent(std::uint64_t seed) {
+  return {.stations = {{"terminals", 6.0, true}, {"cpu", 1.5, false, {1, 2, 2.5}}, {"disk", 0.4}},
+          .classes = {{"users", 12, {0, 1, 2}}},
+          .transit = 0.05,
+          .warmup = 100,
+          .seed = seed};
+}
+
+// Simulates `make(seed)` in independent replications and puts every exact and approximate
+// MVA mean beside the simulated 99% interval. Exact MVA must lie inside every interval; an
+// approximation may legitimately lie outside (marked *): its error is what is reported.
+bool validate(const Options& o, const char* title, presto::psim::QueueingNetworkConfig (*make)(std::uint64_t)) {
+  const auto shape = make(1);
+  std::printf("\n  %s: %d replications of [%g, %g) on %zu processors\n", title, o.replications, shape.warmup, o.end,
+              o.processors);
+  const mva::Network net = from_config(shape);
+  const mva::Solution e = mva::solve(net, mva::Method::exact), b = mva::solve(net, mva::Method::bard_schweitzer),
+                      l = mva::solve(net, mva::Method::linearizer);
+  std::uint64_t events = 0;
+  const auto runs = replicate(o, make, o.end, events);
+  std::printf("  %-12s %-22s %10s %10s %10s %22s\n", "class", "measure", "exact", "B-S err", "Lin. err", "PSIM (99% CI)");
   int outside = 0;
-  auto row = [&](std::size_t c, const std::string& what, double ex, double bs, double li, auto sample) {
+  auto row = [&](const std::string& name, const std::string& what, double ex, double bs, double li, auto sample) {
     std::vector<double> samples;
     for (const auto& m : runs) samples.push_back(sample(m));
     const presto::apps::Interval ci = presto::apps::confidence_interval(samples);
     outside += ci.contains(ex) ? 0 : 1;
-    std::printf("  %-12s %-18s %10.4f %9.3f%% %9.3f%% %12.4f +- %7.4f %s\n", shape.classes[c].name.c_str(), what.c_str(), ex,
-                100 * (bs - ex) / ex, 100 * (li - ex) / ex, ci.mean, ci.half_width, ci.contains(ex) ? "" : "OUTSIDE");
+    auto err = [&](double x) {
+      char text[32];
+      std::snprintf(text, sizeof text, "%.3f%%%s", 100 * (x - ex) / ex, ci.contains(x) ? " " : "*");
+      return std::string(text);
+    };
+    std::printf("  %-12s %-22s %10.4f %10s %10s %12.4f +- %7.4f %s\n", name.c_str(), what.c_str(), ex, err(bs).c_str(),
+                err(li).c_str(), ci.mean, ci.half_width, ci.contains(ex) ? "" : "OUTSIDE");
   };
-  for (std::size_t c = 0; c < 2; ++c) {
-    row(c, "throughput", e.throughput[c], b.throughput[c], l.throughput[c], [c](const auto& m) { return m.throughput[c]; });
-    for (std::size_t k = 0; k < shape.stations.size(); ++k) {
-      if (model.demand[c][k] == 0) continue;
-      row(c, "number at " + shape.stations[k].name, e.queue[c][k], b.queue[c][k], l.queue[c][k],
-          [c, k](const auto& m) { return m.queue[c][k]; });
+  for (std::size_t c = 0, closed = 0, open = 0; c < shape.classes.size(); ++c) {
+    const auto& k = shape.classes[c];
+    const std::size_t i = k.open() ? open++ : closed++;
+    const auto& eq = k.open() ? e.open_queue[i] : e.queue[i];
+    const auto& bq = k.open() ? b.open_queue[i] : b.queue[i];
+    const auto& lq = k.open() ? l.open_queue[i] : l.queue[i];
+    if (k.open()) {
+      // Time in the network: the residences plus the transits between the stations.
+      const double transits = shape.transit * static_cast<double>(k.route.size() - 1);
+      auto response = [&](const std::vector<double>& q) {
+        double sum = 0;
+        for (double x : q) sum += x;
+        return sum / k.arrival_rate + transits;
+      };
+      row(k.name, "time in network", response(eq), response(bq), response(lq), [c](const auto& m) { return m.response[c]; });
+    } else {
+      row(k.name, "throughput", e.throughput[i], b.throughput[i], l.throughput[i], [c](const auto& m) { return m.throughput[c]; });
+    }
+    for (std::size_t s : k.route) {
+      row(k.name, "number at " + shape.stations[s].name, eq[s], bq[s], lq[s], [c, s](const auto& m) { return m.queue[c][s]; });
     }
   }
+  std::printf("  (%.0f events per replication; * an approximation outside the interval)\n",
+              static_cast<double>(events) / o.replications);
   return check(outside == 0, "exact MVA inside every simulated mean's 99% interval");
+}
+
+bool psim_validation(const Options& o) {
+  std::printf("\n4. PSIM: simulated networks against MVA\n");
+  bool ok = validate(o, "the central-server network (4 batch + 3 interactive)", [](std::uint64_t seed) {
+    return central_server(4, 3, seed);
+  });
+  ok = validate(o, "the mixed network (3 batch; open transactions, lambda = 1.2)", mixed) && ok;
+  ok = validate(o, "the load-dependent CPU (rates 1, 2, 2.5; 12 users)", load_dependent) && ok;
+  return ok;
+}
+
+// MAP's memory x priority example (the paper's section 4): a high-priority open class uses 75%
+// of the CPU; a low-priority open class (arrival rate 0.1, 10% of the CPU) has a memory limit
+// of 1. As printed, the high class arrives at rate 1.0 with service 0.75; the paper's exact
+// 26.67 is what the preemptive-resume formula gives for arrival rate 0.75 and service 1.0
+// (the research notes' reading). Both are run.
+struct PriorityCase {
+  const char* name;
+  double high_rate, high_service;
+};
+constexpr PriorityCase priority_cases[] = {{"as printed (high: rate 1.0, service 0.75)", 1.0, 0.75},
+                                           {"high: rate 0.75, service 1.0", 0.75, 1.0}};
+constexpr double low_rate = 0.1, low_service = 1.0;
+
+// One CPU serving by preemptive-resume priority. With one server and FCFS within a class, at
+// most one low-priority customer is ever in service, so the memory limit of 1 changes nothing:
+// this is the priority model the paper solves exactly.
+template <std::size_t Case>
+presto::psim::QueueingNetworkConfig priority_cpu(std::uint64_t seed) {
+  const PriorityCase& p = priority_cases[Case];
+  return {.stations = {{.name = "cpu", .mean_service = p.high_service, .priority = true}},
+          .classes = {{.name = "high", .population = 0, .route = {0}, .arrival_rate = p.high_rate, .priority = 1},
+                      {.name = "low", .population = 0, .route = {0}, .arrival_rate = low_rate, .service = {low_service}}},
+          .transit = 1,
+          .warmup = 1000,
+          .seed = seed};
+}
+
+bool priority_example(const Options& o) {
+  const double end = 40 * o.end;
+  std::printf("\n5. MAP's memory x priority example: the low class's response time (PSIM: %d replications of "
+              "[1000, %g))\n",
+              o.replications, end);
+  std::printf("  %-42s %14s %14s %12s %22s\n", "high class", "decomposition", "shadow CPU", "exact", "PSIM (99% CI)");
+  bool ok = true;
+  auto one = [&](std::size_t which, presto::psim::QueueingNetworkConfig (*make)(std::uint64_t)) {
+    const PriorityCase& p = priority_cases[which];
+    const double u_high = p.high_rate * p.high_service, u_low = low_rate * low_service;
+    // Decomposition: the memory-constrained subsystem with its one low-priority customer, whose
+    // CPU is free 1 - U_high of the time, completes at 1/R_inner; the high-level model is an
+    // M/M/1 queue for memory at that rate.
+    const double inner = low_service / (1 - u_high), decomposition = 1 / (1 / inner - low_rate);
+    // MVA's open-class residence at a "shadow CPU" of capacity 1 - U_high: D / (1 - U_high - U_low).
+    const double shadow = low_service / (1 - u_high - u_low);
+    // Exact: the M/M/1 preemptive-resume priority queue, E[S^2] = 2 S^2.
+    const double rho = u_high + u_low;
+    const double exact = (low_service * (1 - rho) + p.high_rate * p.high_service * p.high_service +
+                          low_rate * low_service * low_service) /
+                         ((1 - u_high) * (1 - rho));
+    std::uint64_t events = 0;
+    const auto runs = replicate(o, make, end, events);
+    std::vector<double> samples;
+    for (const auto& m : runs) samples.push_back(m.response[1]);
+    const presto::apps::Interval ci = presto::apps::confidence_interval(samples);
+    std::printf("  %-42s %14.2f %14.2f %12.2f %12.2f +- %7.2f %s\n", p.name, decomposition, shadow, exact, ci.mean,
+                ci.half_width, ci.contains(exact) ? "" : "OUTSIDE");
+    std::printf("  %-42s (inner response %.2f; decomposition %.0f%% below exact; %.0f events per replication)\n", "",
+                inner, 100 * (1 - decomposition / exact), static_cast<double>(events) / o.replications);
+    ok = ok && ci.contains(exact) && !ci.contains(decomposition);
+  };
+  one(0, priority_cpu<0>);
+  one(1, priority_cpu<1>);
+  return check(ok, "the priority formula inside PSIM's 99% interval, the decomposition outside it");
 }
 
 }  // namespace
@@ -289,6 +445,7 @@ int main(int argc, char** argv) {
     ok = growth(o) && ok;
     ok = lessons() && ok;
     ok = psim_validation(o) && ok;
+    ok = priority_example(o) && ok;
     std::printf("\n%s\n", ok ? "every check passed" : "SOME CHECK FAILED");
     return ok ? 0 : 1;
   } catch (const std::exception& e) {

@@ -30,6 +30,7 @@
 
 #include "command_line.hpp"
 #include "json_line.hpp"
+#include "mpi_launch.hpp"
 
 using namespace presto::psim;
 using namespace presto::psim_mpi;
@@ -77,14 +78,10 @@ bool parse(int argc, char** argv, Options& o) {
   return true;
 }
 
-bool under_mpirun() { return std::getenv("OMPI_COMM_WORLD_SIZE") != nullptr || std::getenv("PMI_SIZE") != nullptr; }
-
 // From outside mpirun: runs this program under mpirun once per rank count, echoes what rank 0
 // prints, and compares the counts' events/s (taken from the children's JSON lines).
 int launch(int argc, char** argv, const Options& o) {
-  std::string self(4096, '\0');
-  const ssize_t n = readlink("/proc/self/exe", self.data(), self.size() - 1);
-  self = n > 0 ? self.substr(0, static_cast<std::size_t>(n)) : std::string(argv[0]);
+  const std::string self = presto::apps::self_path(argv[0]);
   std::string passed;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
@@ -97,8 +94,7 @@ int launch(int argc, char** argv, const Options& o) {
   std::vector<std::pair<int, double>> rates;
   bool ok = true;
   for (int ranks : o.ranks) {
-    const std::string cmd = std::string("mpirun") + (geteuid() == 0 ? " --allow-run-as-root" : "") +
-                            " --oversubscribe -n " + std::to_string(ranks) + " '" + self + "'" + passed + " --json";
+    const std::string cmd = presto::apps::mpirun_command(ranks, self, passed + " --json");
     std::fflush(stdout);
     FILE* child = popen(cmd.c_str(), "r");
     if (child == nullptr) throw std::runtime_error("cannot run " + cmd);
@@ -270,7 +266,7 @@ int main(int argc, char** argv) {
   try {
     if (!parse(argc, argv, o)) return 2;
     if (o.end == 0) o.end = 100000.0 * (o.model.lookahead + o.model.mean) / (o.model.processes * o.model.population);
-    if (!o.ranks.empty() && !under_mpirun()) return launch(argc, argv, o);
+    if (!o.ranks.empty() && !presto::apps::under_mpirun()) return launch(argc, argv, o);
     Environment mpi{argc, argv};
     if (!o.ranks.empty() && (o.ranks.size() != 1 || o.ranks.front() != mpi.ranks())) {
       std::fprintf(stderr, "presto-phold-mpi: --ranks %d under mpirun, which gave %d ranks\n", o.ranks.front(),

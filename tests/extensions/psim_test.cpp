@@ -142,24 +142,11 @@ TEST_CASE("simultaneous and zero-delay events are ordered the same everywhere", 
 TEST_CASE("a queueing network's station histories equal the sequential simulator's", "[psim]") {
   const Time end = 200;
   const QueueingNetworkConfig net = network(7, 0);
-  Simulation reference{{.end_time = end}};
-  std::vector<Station*> ref_stations;
-  build_queueing_network(reference, net, ref_stations);
-  SequentialSimulator{reference}.run();
-
+  const Histories reference = sequential_station_histories(net, end);
   auto cfg = GENERATE(presto::test::configs());
   for (Protocol protocol : kProtocols) {
     INFO(cfg << ", " << to_string(protocol));
-    auto histories = presto::test::run(cfg, [&] {
-      Simulation sim{{.protocol = protocol, .end_time = end}};
-      std::vector<Station*> stations;
-      build_queueing_network(sim, net, stations);
-      sim.run(presto::test::make_pool(cfg.pool));
-      Histories h;
-      for (auto* s : stations) h.push_back(s->history());
-      return h;
-    });
-    for (std::size_t k = 0; k < ref_stations.size(); ++k) CHECK(histories[k] == ref_stations[k]->history());
+    CHECK(psim_station_histories(cfg, protocol, net, end) == reference);
   }
 }
 
