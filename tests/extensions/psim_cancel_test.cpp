@@ -13,6 +13,7 @@
 #include <vector>
 
 #include <presto/psim/simulation.hpp>
+#include <presto/psim/simulation_scheduler.hpp>
 
 #include "psim_test_models.hpp"
 #include "test_support.hpp"
@@ -84,8 +85,8 @@ class Cancelling final : public LogicalProcess {
         break;
       } catch (const Cancelled&) {
         ++retries;
-        this_thread::yield();
       }
+      this_thread::yield();  // outside the handler (see Quitter)
     }
     schedule(Message{}, 0.5);  // allowed again
     while (auto m = receive()) {
@@ -251,11 +252,14 @@ class Quitter final : public LogicalProcess {
     stop.request_stop();
     try {
       (void)receive(stop.get_token());
+      return;
     } catch (const Cancelled&) {
       if (cancelled_ != nullptr) cancelled_->count_down();
       if (after_ == After::rethrow) throw;
-      if (after_ == After::block) never_->acquire();
     }
+    // Not inside the handler: a thread must not block or yield while it handles an exception
+    // (the C++ runtime keeps the exceptions being handled per OS thread, not per presto thread).
+    if (after_ == After::block) never_->acquire();
   }
 
  private:
@@ -342,6 +346,41 @@ TEST_CASE("a cancelled LP that lets Cancelled escape ends the simulation; one th
   }
 }
 
+namespace {
+
+// What ReportingScheduler saw.
+struct Findings {
+  std::string report;
+  std::vector<std::string> waits;
+  int deadlocks = 0;
+};
+
+// PSIM's scheduler, but the first Deadlock its halt() raises (SimulationScheduler::halt falls
+// through to Scheduler::halt's report) is kept and resolved by releasing `never`, so that the
+// run ends normally instead of abandoning the threads (whose stacks are dropped unwound).
+class ReportingScheduler final : public SimulationScheduler {
+ public:
+  ReportingScheduler(std::unique_ptr<ThreadPool> inner, Semaphore& never, Findings& findings)
+      : SimulationScheduler(std::move(inner)), never_(never), findings_(findings) {}
+
+  void halt() override {
+    try {
+      SimulationScheduler::halt();
+    } catch (const Deadlock& d) {
+      if (++findings_.deadlocks > 1) throw;
+      findings_.report = d.what();
+      for (const auto& b : d.blocked()) findings_.waits.push_back(b.thread + " waits on " + b.waiting_on);
+      never_.release();  // wakes the quitter: run() goes on
+    }
+  }
+
+ private:
+  Semaphore& never_;
+  Findings& findings_;
+};
+
+}  // namespace
+
 TEST_CASE("a cancelled LP stuck on another object is in the runtime's Deadlock report, beside the LP waiting for it",
           "[psim][cancel]") {
   auto cfg = GENERATE(presto::test::configs());
@@ -349,6 +388,7 @@ TEST_CASE("a cancelled LP stuck on another object is in the runtime's Deadlock r
     INFO(cfg << ", " << to_string(protocol));
     Semaphore never{0, "never"};
     Latch cancelled{1, "cancelled"};
+    Findings found;
     // Once the quitter is cancelled (its message to the echo at t=5 delivered), the echo sends
     // it t=3: the earliest message, held by an LP out of receive. The echo's t=5 cannot be
     // granted (the quitter may still receive t=3 and answer at t=4), so both stay blocked.
@@ -357,24 +397,23 @@ TEST_CASE("a cancelled LP stuck on another object is in the runtime's Deadlock r
     auto& e = sim.add<Echo>("echo", &cancelled, 3.0);
     sim.connect(q, e, 1.0);
     sim.connect(e, q, 1.0);
-    Runtime rt{presto::test::runtime_config(cfg)};
-    std::string report;
-    std::vector<std::string> waits;
-    try {
-      rt.run([&] { sim.run(presto::test::make_pool(cfg.pool)); });
-      FAIL("run() returned");
-    } catch (const Deadlock& d) {
-      report = d.what();
-      for (const auto& b : d.blocked()) waits.push_back(b.thread + " waits on " + b.waiting_on);
-    }
-    INFO(report);
+    SimulationStats stats = presto::test::run(cfg, [&] {
+      return sim.run(std::make_unique<ReportingScheduler>(presto::test::make_pool(cfg.pool), never, found));
+    });
+    INFO(found.report);
+    CHECK(found.deadlocks == 1);
     const auto has = [&](const char* thread, const char* object) {
-      return std::any_of(waits.begin(), waits.end(), [&](const std::string& w) {
+      return std::any_of(found.waits.begin(), found.waits.end(), [&](const std::string& w) {
         return w.find(thread) != std::string::npos && w.find(object) != std::string::npos;
       });
     };
     CHECK(has("thread 'quitter'", "semaphore 'never'"));
     CHECK(has("thread 'echo'", "psim link 'quitter->echo'"));
-    CHECK_THAT(report, !Contains("psim scheduler"));
+    CHECK_THAT(found.report, !Contains("psim scheduler"));
+    // Released, the quitter returned: its output closed, the echo received t=5; the quitter
+    // never received the echo's t=3, and that is counted.
+    CHECK(e.times == std::vector<Time>{5.0});
+    CHECK(stats.processes[0].unreceived == 1);
+    CHECK(stats.processes[0].cancellations == 1);
   }
 }
