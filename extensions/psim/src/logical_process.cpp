@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <stop_token>
 
 #include <presto/errors.hpp>
 #include <presto/psim/sequential_simulator.hpp>
@@ -98,6 +99,17 @@ std::optional<Message> LogicalProcess::receive(const StopToken& token) {
     misuse("called receive() in the sequential simulator, which runs only event-style models "
            "(initialize() and handle())");
   }
+  if (!token.stop_possible()) return simulation_->receive(*this, nullptr);
+  // A stop wakes the LP through Simulation::cancel_receive. Registered here, around the whole
+  // receive, so that receive() without a token pays nothing for it: before the LP's mutex is
+  // taken (the callback may run at once, and takes it) and unregistered after it is released
+  // (the destructor waits for a callback running on another OS thread).
+  struct OnStop {
+    Simulation* simulation;
+    LogicalProcess* lp;
+    void operator()() const noexcept { simulation->cancel_receive(*lp); }
+  };
+  std::stop_callback<OnStop> on_stop(token, OnStop{simulation_, this});
   return simulation_->receive(*this, &token);
 }
 

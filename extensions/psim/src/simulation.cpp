@@ -7,7 +7,6 @@
 #include <exception>
 #include <optional>
 #include <sstream>
-#include <stop_token>
 
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -372,16 +371,8 @@ void Simulation::cancel_receive(LogicalProcess& lp) noexcept {
 }
 
 std::optional<Message> Simulation::receive(LogicalProcess& lp, const StopToken* token) {
-  // A stop wakes the LP through cancel_receive. Declared before the LP's mutex is taken (the
-  // callback may run at once, and takes it) and destroyed after it is released (the destructor
-  // waits for a callback running on another OS thread).
-  struct OnStop {
-    Simulation* simulation;
-    LogicalProcess* lp;
-    void operator()() const noexcept { simulation->cancel_receive(*lp); }
-  };
-  std::optional<std::stop_callback<OnStop>> on_stop;
-  if (token != nullptr && token->stop_possible()) [[unlikely]] on_stop.emplace(*token, OnStop{this, &lp});
+  // With a token, LogicalProcess::receive(token) has registered the stop callback
+  // (cancel_receive) around this call.
   WakeList wakes;
   // Still active: nothing of this event is missed by a deadlock breaker.
   if (const auto* refused = deliver_sent(lp, wakes)) [[unlikely]] {
