@@ -10,6 +10,7 @@
 #include <cstring>
 #include <ctime>
 #include <numeric>
+#include <random>
 #include <string>
 #include <thread>
 #include <vector>
@@ -469,6 +470,116 @@ TEST_CASE("from a plain OS thread each operation blocks the OS thread, deadlines
   CHECK(std::string(buf, 2) == "ok");
   CHECK_FALSE(io::wait(p.r, io::Interest::readable, 1ms));
   CHECK(io::wait(p.w, io::Interest::writable, 1ms));
+  ::close(p.r);
+  ::close(p.w);
+}
+
+namespace {
+
+// Whether OS thread `tid` of this process sleeps in the kernel (state S in its stat), or false
+// if that cannot be read.
+bool os_thread_sleeps(pid_t tid) {
+  const std::string path = "/proc/self/task/" + std::to_string(tid) + "/stat";
+  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return false;
+  char buf[512];
+  const ssize_t n = ::read(fd, buf, sizeof buf - 1);
+  ::close(fd);
+  if (n <= 0) return false;
+  buf[n] = '\0';
+  const char* paren = std::strrchr(buf, ')');  // the name may hold spaces; the state follows it
+  return paren != nullptr && paren[1] == ' ' && paren[2] == 'S';
+}
+
+}  // namespace
+
+TEST_CASE("from a plain OS thread a stop token cancels the wait; a ready descriptor wins over a stop", "[io]") {
+  Pipe p;
+  // A stop requested before the call: Cancelled, naming the operation, the descriptor and the
+  // external thread.
+  StopSource stopped;
+  stopped.request_stop();
+  std::string early;
+  try {
+    char c;
+    io::read(p.r, &c, 1, {stopped.get_token()});
+  } catch (const Cancelled& e) {
+    early = e.what();
+  }
+  CHECK_THAT(early, Contains("waiting on read on fd " + std::to_string(p.r) + " by external thread") &&
+                        Contains("was cancelled"));
+  CHECK_FALSE(io::wait(p.r, io::Interest::readable, 0ms));  // nothing was consumed or left
+  std::string waited;
+  try {
+    (void)io::wait(p.r, io::Interest::readable, {1h, stopped.get_token()});
+  } catch (const Cancelled& e) {
+    waited = e.what();
+  }
+  CHECK_THAT(waited, Contains("waiting on wait on fd " + std::to_string(p.r)));
+
+  // A stop requested while the OS thread sleeps in poll(2) (seen in /proc, bounded by a count).
+  StopSource during;
+  std::atomic<pid_t> reader_tid{0};
+  std::string late;
+  std::thread reader([&] {
+    reader_tid = static_cast<pid_t>(::gettid());
+    try {
+      char c;
+      io::read(p.r, &c, 1, {1h, during.get_token()});
+    } catch (const Cancelled& e) {
+      late = e.what();
+    }
+  });
+  while (reader_tid.load() == 0) std::this_thread::yield();
+  bool saw_sleep = false;
+  for (int i = 0; i < 200000 && !saw_sleep; ++i) saw_sleep = os_thread_sleeps(reader_tid.load());
+  during.request_stop();
+  reader.join();
+  CHECK(saw_sleep);
+  CHECK_THAT(late, Contains("waiting on read on fd " + std::to_string(p.r) + " by external thread"));
+
+  // Ready data wins over a stop requested already (the token counts only where it would sleep).
+  io::write_all(p.w, "r", 1);
+  char r = 0;
+  CHECK(io::read(p.r, &r, 1, {stopped.get_token()}) == 1);
+  CHECK(r == 'r');
+
+  // A stop racing the data: each byte is read once, or left in the pipe for the next read.
+  std::mt19937_64 random(test::seed());
+  std::size_t got = 0, cancelled = 0, left = 0;
+  const std::size_t rounds = test::scaled(300);
+  for (std::size_t i = 0; i < rounds; ++i) {
+    StopSource race;
+    const bool stop_first = (random() & 1) != 0;
+    const unsigned gap = static_cast<unsigned>(random() % 50000);  // spins between the two, at most
+    std::thread other([&] {
+      if (stop_first) race.request_stop();
+      std::atomic<unsigned> k{0};
+      while (k.fetch_add(1, std::memory_order_relaxed) < gap) {
+      }
+      io::write_all(p.w, "x", 1);
+      if (!stop_first) race.request_stop();
+    });
+    char c = 0;
+    bool was_cancelled = false;
+    try {
+      got += io::read(p.r, &c, 1, {race.get_token()});
+      CHECK(c == 'x');
+    } catch (const Cancelled&) {
+      was_cancelled = true;
+      ++cancelled;
+    }
+    other.join();
+    if (was_cancelled) {  // the byte was left for the next read
+      c = 0;
+      left += io::read(p.r, &c, 1, 1s);
+      CHECK(c == 'x');
+    }
+  }
+  INFO("seed " << test::seed() << ": " << got << " read, " << cancelled << " cancelled");
+  CHECK(got + cancelled == rounds);
+  CHECK(left == cancelled);
+  CHECK_FALSE(io::wait(p.r, io::Interest::readable, 0ms));  // nothing read twice or left over
   ::close(p.r);
   ::close(p.w);
 }

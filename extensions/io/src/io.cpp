@@ -2,14 +2,20 @@
 
 #include <cerrno>
 #include <cmath>
+#include <cstdint>
+#include <optional>
+#include <stop_token>
 #include <string>
 
 #include <fcntl.h>
 #include <poll.h>
+#include <sys/eventfd.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <presto/errors.hpp>
 #include <presto/runtime.hpp>
+#include <presto/thread.hpp>
 
 #include "reactor.hpp"
 
@@ -50,19 +56,55 @@ void make_nonblocking(FdState& s, int fd, const char* operation) {
   s.nonblocking.store(true, std::memory_order_relaxed);
 }
 
-// An OS thread outside any runtime: poll(2) until ready or the deadline. False: timed out.
-bool poll_os(int fd, Direction d, Clock::time_point deadline, const char* operation) {
-  pollfd p{.fd = fd, .events = static_cast<short>(d == Direction::read ? POLLIN : POLLOUT), .revents = 0};
+// A StopToken's stop, seen by poll(2) on a plain OS thread: an eventfd that a stop_callback
+// makes readable. Made once per operation, only for a token whose stop is possible. The
+// callback is unregistered (waiting for one running on another thread) before the eventfd is
+// closed, so a stop never writes to a closed or reused descriptor.
+class OsStop {
+ public:
+  OsStop(const StopToken& token, int fd, const char* operation) : event_(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK)) {
+    if (event_ < 0) fail(errno, operation, fd);
+    callback_.emplace(token, Signal{event_});  // runs at once if the stop was requested already
+  }
+  OsStop(const OsStop&) = delete;
+  OsStop& operator=(const OsStop&) = delete;
+  ~OsStop() {
+    callback_.reset();
+    ::close(event_);
+  }
+  int event() const noexcept { return event_; }
+
+ private:
+  struct Signal {
+    int event;
+    void operator()() const noexcept {
+      const std::uint64_t one = 1;
+      [[maybe_unused]] const ssize_t r = ::write(event, &one, sizeof one);  // cannot fail but by overflow
+    }
+  };
+  int event_;
+  std::optional<std::stop_callback<Signal>> callback_;
+};
+
+// An OS thread outside any runtime: poll(2) until ready, the deadline or a stop (`stop`, may be
+// null). False: timed out. A stop throws Cancelled unless the descriptor is ready: as on a presto
+// thread, the token counts only where the thread would sleep.
+bool poll_os(int fd, Direction d, Clock::time_point deadline, const char* operation, const OsStop* stop) {
+  pollfd p[2] = {{.fd = fd, .events = static_cast<short>(d == Direction::read ? POLLIN : POLLOUT), .revents = 0},
+                 {.fd = stop != nullptr ? stop->event() : -1, .events = POLLIN, .revents = 0}};
+  const nfds_t n = stop != nullptr ? 2 : 1;
   for (;;) {
     int timeout = -1;
     if (deadline != Clock::time_point::max()) {
       const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - Clock::now()).count();
       timeout = left <= 0 ? 0 : static_cast<int>(std::min<long long>(left, 1 << 30));
     }
-    const int r = ::poll(&p, 1, timeout);
+    const int r = ::poll(p, n, timeout);
     if (r > 0) {
-      if ((p.revents & POLLNVAL) != 0) fail(EBADF, operation, fd);
-      return true;
+      if ((p[0].revents & POLLNVAL) != 0) fail(EBADF, operation, fd);
+      if (p[0].revents != 0) return true;
+      // Only the stop: "waiting on read on fd 7 by external thread 'main'", as on a presto thread.
+      throw Cancelled(std::string(operation) + " on fd " + std::to_string(fd), Thread::current().describe(), "waiting");
     }
     if (r == 0) return false;
     if (errno != EINTR) fail(errno, operation, fd);
@@ -75,13 +117,19 @@ template <class Call>
 long perform(int fd, Direction d, Deadline deadline, const char* operation, std::size_t done, Call&& call) {
   Runtime* rt = Runtime::current();
   if (rt == nullptr) {  // a plain OS thread: wait with poll(2), then try
+    // With a deadline or a token, poll before each try: the descriptor may be blocking (it is
+    // left as it is here), and a blocking call would keep neither.
+    std::optional<OsStop> stop;
+    if (deadline.token().stop_possible()) stop.emplace(deadline.token(), fd, operation);
+    const OsStop* s = stop ? &*stop : nullptr;
+    const bool poll_first = !deadline.never() || s != nullptr;
     for (;;) {
-      if (!deadline.never() && !poll_os(fd, d, deadline.at(), operation)) throw TimedOut(operation, fd, done);
+      if (poll_first && !poll_os(fd, d, deadline.at(), operation, s)) throw TimedOut(operation, fd, done);
       const long r = call();
       if (r >= 0) return r;
       if (errno == EINTR) continue;
       if (errno != EAGAIN && errno != EWOULDBLOCK) fail(errno, operation, fd);
-      if (deadline.never()) poll_os(fd, d, deadline.at(), operation);
+      if (!poll_first) poll_os(fd, d, deadline.at(), operation, nullptr);
     }
   }
   Reactor& reactor = Reactor::of(*rt);
@@ -193,7 +241,11 @@ void connect(int fd, const sockaddr* address, socklen_t length, Deadline deadlin
 bool wait(int fd, Interest interest, Deadline deadline) {
   const Direction d = interest == Interest::readable ? Direction::read : Direction::write;
   Runtime* rt = Runtime::current();
-  if (rt == nullptr) return poll_os(fd, d, deadline.at(), "wait");
+  if (rt == nullptr) {
+    std::optional<OsStop> stop;
+    if (deadline.token().stop_possible()) stop.emplace(deadline.token(), fd, "wait");
+    return poll_os(fd, d, deadline.at(), "wait", stop ? &*stop : nullptr);
+  }
   Reactor& reactor = Reactor::of(*rt);
   FdState& s = reactor.state(fd);
   // Readiness now, without sleeping: poll(2) with a zero timeout.

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <sstream>
+#include <stop_token>
 
 #include <presto/errors.hpp>
 #include <presto/psim/sequential_simulator.hpp>
@@ -33,6 +34,14 @@ void LogicalProcess::owner_error(const char* operation) const {
   misuse(std::string("called ") + operation + " after its simulation ended");
 }
 
+void LogicalProcess::cancelled_send(const char* operation) const {
+  std::ostringstream os;
+  os << "called " << operation << " at t=" << now()
+     << " after its receive() was cancelled; it may send again once a receive returns its next message "
+        "(while it waited it promised its neighbours nothing earlier than that message)";
+  misuse(os.str());
+}
+
 Message LogicalProcess::stamp(Message message, Time delay, const Link* link) {
   if (!std::isfinite(delay) || delay < 0 || (link != nullptr && delay < link->lookahead())) {
     std::ostringstream os;
@@ -52,6 +61,7 @@ Message LogicalProcess::stamp(Message message, Time delay, const Link* link) {
 void LogicalProcess::send(Link& link, Message message, Time delay) {
   check_owner("send");
   if (&link.from() != this) misuse("sent on " + link.describe() + ", which is not one of its output links");
+  if (cancelled_) [[unlikely]] cancelled_send("send");
   Message m = stamp(message, delay, &link);
   ++stats_.messages_sent;
   if (sequential_ != nullptr) {
@@ -64,6 +74,7 @@ void LogicalProcess::send(Link& link, Message message, Time delay) {
 
 void LogicalProcess::schedule(Message message, Time delay) {
   check_owner("schedule");
+  if (cancelled_) [[unlikely]] cancelled_send("schedule");
   Message m = stamp(message, delay, nullptr);
   ++stats_.scheduled;
   if (sequential_ != nullptr) {
@@ -79,7 +90,27 @@ std::optional<Message> LogicalProcess::receive() {
     misuse("called receive() in the sequential simulator, which runs only event-style models "
            "(initialize() and handle())");
   }
-  return simulation_->receive(*this);
+  return simulation_->receive(*this, nullptr);
+}
+
+std::optional<Message> LogicalProcess::receive(const StopToken& token) {
+  check_owner("receive");
+  if (sequential_ != nullptr) {
+    misuse("called receive() in the sequential simulator, which runs only event-style models "
+           "(initialize() and handle())");
+  }
+  if (!token.stop_possible()) return simulation_->receive(*this, nullptr);
+  // A stop wakes the LP through Simulation::cancel_receive. Registered here, around the whole
+  // receive, so that receive() without a token pays nothing for it: before the LP's mutex is
+  // taken (the callback may run at once, and takes it) and unregistered after it is released
+  // (the destructor waits for a callback running on another OS thread).
+  struct OnStop {
+    Simulation* simulation;
+    LogicalProcess* lp;
+    void operator()() const noexcept { simulation->cancel_receive(*lp); }
+  };
+  std::stop_callback<OnStop> on_stop(token, OnStop{simulation_, this});
+  return simulation_->receive(*this, &token);
 }
 
 void LogicalProcess::body() {

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cmath>
 #include <exception>
+#include <optional>
 #include <sstream>
 
 #if defined(__x86_64__)
@@ -170,7 +171,10 @@ bool Simulation::deliver(Link& link, const Message& m, WakeList& wakes) {
   ++link.messages_;
   LogicalProcess::Input& in = r.in_[link.slot_];
   in.clock = std::max(in.clock, m.sent_at + link.lookahead_);
-  if (r.phase_ == LogicalProcess::Phase::finished) return true;  // past its end: never received
+  if (r.phase_ == LogicalProcess::Phase::finished) {  // past its end: never received
+    if (m.time < config_.end_time) ++r.stats_.unreceived;
+    return true;
+  }
   if (link.fifo_.empty()) r.filled_.push_back(&link);
   link.fifo_.push_back(m);
   if (m.key() < r.inbox_min_) r.inbox_min_ = m.key();
@@ -330,8 +334,13 @@ void Simulation::unblock(LogicalProcess& lp, WakeList& wakes) {
 void Simulation::finish_inputs(LogicalProcess& lp) {
   lp.phase_ = LogicalProcess::Phase::finished;
   publish_bound(lp, kNever);
+  const auto early = [&](const Message& m) { return m.time < config_.end_time; };
+  lp.stats_.unreceived += static_cast<std::uint64_t>(std::count_if(lp.pending_.begin(), lp.pending_.end(), early));
   lp.pending_.clear();
-  for (Link* l : lp.inputs_) l->fifo_.clear();
+  for (Link* l : lp.inputs_) {
+    lp.stats_.unreceived += static_cast<std::uint64_t>(std::count_if(l->fifo_.begin(), l->fifo_.end(), early));
+    l->fifo_.clear();
+  }
   lp.filled_.clear();
 }
 
@@ -344,7 +353,26 @@ void Simulation::close_outputs(LogicalProcess& lp, WakeList& wakes) {
   }
 }
 
-std::optional<Message> Simulation::receive(LogicalProcess& lp) {
+void Simulation::cancel_receive(LogicalProcess& lp) noexcept {
+  // A waker like any other: under lp's mutex, unblock() it if it sleeps in receive; it then
+  // looks at its messages again and, if it would sleep, sees the stop and throws Cancelled.
+  // (Not CancellableWait: an LP sleeps on whichever input link holds it back, and its mutex,
+  // not the link's spinlock, guards whether it sleeps.)
+  WakeList wakes;
+  {
+    std::lock_guard own(lp.mutex_);
+    if (lp.phase_ == LogicalProcess::Phase::blocked) unblock(lp, wakes);
+  }
+  try {
+    wakes.wake_all();
+  } catch (...) {
+    // Only a subclass's wakeup can throw: the LP then stays blocked and shows in a Deadlock.
+  }
+}
+
+std::optional<Message> Simulation::receive(LogicalProcess& lp, const StopToken* token) {
+  // With a token, LogicalProcess::receive(token) has registered the stop callback
+  // (cancel_receive) around this call.
   WakeList wakes;
   // Still active: nothing of this event is missed by a deadlock breaker.
   if (const auto* refused = deliver_sent(lp, wakes)) [[unlikely]] {
@@ -375,6 +403,7 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp) {
       lp.pending_.pop_back();
       lp.key_ = m.key();
       lp.phase_ = LogicalProcess::Phase::active;
+      lp.cancelled_ = false;
       if (m.time > lp.bound_.load(std::memory_order_relaxed)) lp.bound_.store(m.time, std::memory_order_release);
       ++lp.stats_.events;
       if (!(next < lp.horizon_)) ++lp.stats_.deadlock_grants;
@@ -393,6 +422,17 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp) {
     }
     // Not yet safe: sleep on the input link holding the LP back.
     assert(holding != nullptr);
+    if (token != nullptr && token->stop_requested()) [[unlikely]] {
+      // Cancelled, between two events as it was: its messages stay queued; until a receive
+      // returns one it may not send (see logical_process.hpp).
+      lp.cancelled_ = true;
+      ++lp.stats_.cancellations;
+      own.unlock();
+      wakes.wake_all();
+      std::ostringstream operation;
+      operation << "receive of logical process '" << lp.name() << "' at t=" << lp.now();
+      throw Cancelled(holding->describe(), lp.describe(), operation.str());
+    }
     if (nulls) {
       // refresh_horizon took the null messages owed to us; send ours to the LPs waiting on us
       // (without our mutex: one mutex at a time), then look again.
@@ -550,6 +590,7 @@ Simulation::Breaking Simulation::break_deadlock(SimulationScheduler& policy, boo
 
 bool Simulation::decide(SimulationScheduler& policy, bool may_wait, bool total, WakeList& wakes) {
   bool skipped = false;
+  bool away = false;  // an LP is out of receive after a cancellation: it may receive later
   // The facts (see deadlock_view.hpp). Every event from now on is at or after the floor, the
   // earliest pending message or event being handled anywhere: a message's key always
   // exceeds that of the event that sent it.
@@ -562,6 +603,7 @@ bool Simulation::decide(SimulationScheduler& policy, bool may_wait, bool total, 
     }
     const EventKey k = lp->earliest_pending();
     earliest_[i] = k;
+    if (lp->cancelled_ && lp->phase_ == LogicalProcess::Phase::receiving) away = true;
     if (lp->phase_ == LogicalProcess::Phase::active) {
       view.handled_ = std::min(view.handled_, lp->key_);
     } else if (k < view.earliest_key_) {
@@ -596,9 +638,10 @@ bool Simulation::decide(SimulationScheduler& policy, bool may_wait, bool total, 
     }
     if (!wakes.empty()) {
       ++(total ? total_deadlocks_ : partial_deadlocks_);
-    } else if (total && view.handled_.time == kNever && view.owner_ != DeadlockView::npos) {
+    } else if (total && !away && view.handled_.time == kNever && view.owner_ != DeadlockView::npos) {
       // Every LP is blocked or finished and the scheduler neither granted nor ended: nothing
-      // else can move the simulation.
+      // else can move the simulation. (An LP cancelled out of receive, stuck elsewhere, is
+      // not the scheduler's failure: halt() falls through to the runtime's Deadlock report.)
       fail(hook_failure(policy, view, "left a total deadlock unresolved: it granted no blocked LP its earliest "
                                       "message and did not end the simulation"));
       restart_all(may_wait, wakes);

@@ -15,7 +15,8 @@
 //
 // Every blocking operation of the core and the extensions has an overload taking a StopToken
 // (Lock::lock, Condition::wait, Semaphore::acquire, Barrier::arrive_and_wait, Thread::join,
-// this_thread::sleep_for, Future::get, channel send/recv, ...). Given a token whose stop was
+// this_thread::sleep_for, Future::get, channel send/recv, presto::io's operations through their
+// Deadline, PSIM's LogicalProcess::receive, ...). Given a token whose stop was
 // requested, before or during the wait, it throws presto::Cancelled (errors.hpp) in the waiting
 // thread; the thread then no longer waits and holds nothing it did not hold before the call.
 // A wake-up that races with the stop is never lost: if the operation's partner (a release, a

@@ -17,8 +17,9 @@
 // "read on fd 7" (the operation and the descriptor).
 //
 // Called from a plain OS thread (no presto runtime), each operation waits with poll(2) and
-// blocks that OS thread: the same code works in both places. There the descriptor is left as
-// it is: on a blocking socket, connect blocks in the kernel and its deadline is not kept.
+// blocks that OS thread: the same code works in both places, deadlines and stop tokens
+// included. There the descriptor is left as it is: on a blocking socket, connect blocks in
+// the kernel and neither its deadline nor its token is kept.
 //
 // Descriptors: presto::io makes a descriptor non-blocking (O_NONBLOCK) the first time a presto
 // thread uses it, and remembers that it did until presto::io::close(fd). Close descriptors
@@ -61,7 +62,11 @@ namespace presto::io {
 // racing the stop is not lost, and the descriptor stays usable.
 //   presto::io::read(fd, buf, n, {token});                 // until data, EOF or a stop
 //   presto::io::read(fd, buf, n, {100ms, token});          // ... or 100 ms
-// On a plain OS thread outside any runtime (poll(2)) the token is not consulted.
+// On a plain OS thread outside any runtime the same holds: the thread polls the descriptor and
+// an eventfd that the stop signals, and throws Cancelled naming "external thread '...'"; a
+// descriptor that is ready wins over a stop requested meanwhile (the token counts only where
+// the thread would sleep). This costs an eventfd per operation, only with a token that can
+// be stopped.
 class Deadline {
  public:
   Deadline() noexcept = default;

@@ -15,6 +15,23 @@
 // breaking a deadlock. It returns std::nullopt once no message before the simulation's end
 // time can arrive; the LP's body should then return.
 //
+// receive(token) is receive() honouring a presto::StopToken (presto/stop_token.hpp). The token
+// is consulted only when the LP would sleep: a message that is already safe is returned even if
+// a stop was requested. A stop requested before the call or while the LP sleeps makes it throw
+// presto::Cancelled naming the input link holding the LP back, the LP and its thread
+// ("receive of logical process 'sink' at t=3 on psim link 'source->sink' by thread 'sink' (id 5)
+// was cancelled: ..."). A message that reached the LP first is received (the stop is seen by a
+// later receive); one arriving after the stop stays queued: every message is received once, in
+// key order, by a later receive. A cancelled LP holds no event: it waits between two events,
+// as it did inside receive(), and the engine treats it so (its pending messages count for the
+// deadlock breakers; LPs waiting on it wait until it receives again). Until a receive returns
+// its next message it may not send or schedule (UsageError: it promised its neighbours nothing
+// earlier than that message). Its body may then call receive again, with or without a token;
+// return (the LP finishes: its output links are closed, so nobody waits for it, and the
+// messages it never received are counted in ProcessStats::unreceived); or let Cancelled
+// propagate, which ends the whole simulation like any exception from a body: every other LP's
+// receive returns nullopt and Simulation::run rethrows the Cancelled.
+//
 // send(link, message, delay) sends on one of this LP's output links, to arrive at
 // now() + delay; schedule(message, delay) sends to this LP itself without a link. Sending into
 // the past (a negative delay, or one shorter than the link's lookahead) raises UsageError
@@ -34,6 +51,7 @@
 #include <vector>
 
 #include <presto/spinlock.hpp>
+#include <presto/stop_token.hpp>
 #include <presto/thread.hpp>
 #include <presto/psim/link.hpp>
 #include <presto/psim/message.hpp>
@@ -51,6 +69,11 @@ struct ProcessStats {
   std::uint64_t blocks = 0;            // times receive() slept
   std::chrono::nanoseconds blocked_time{0};  // wall time asleep in receive() (see Simulation::run)
   std::uint64_t deadlock_grants = 0;   // messages it received because PSIM broke a deadlock
+  std::uint64_t cancellations = 0;     // receive(token) calls that threw Cancelled
+  // Messages before the end time it never received: its body returned early (after a
+  // cancellation, say) or the simulation ended early (an LP's exception, Simulation::stop).
+  // 0 in a run that reaches its end time.
+  std::uint64_t unreceived = 0;
 };
 
 class LogicalProcess : public Thread {
@@ -76,6 +99,7 @@ class LogicalProcess : public Thread {
   void send(Link& link, Message message, Time delay);
   void schedule(Message message, Time delay);
   std::optional<Message> receive();
+  std::optional<Message> receive(const StopToken& token);  // see the header comment
 
  protected:
   virtual void initialize() {}
@@ -103,6 +127,7 @@ class LogicalProcess : public Thread {
   }
   [[noreturn, gnu::cold]] void owner_error(const char* operation) const;
   [[noreturn]] void misuse(const std::string& what) const;
+  [[noreturn, gnu::cold]] void cancelled_send(const char* operation) const;
 
   Simulation* simulation_ = nullptr;
   SequentialSimulator* sequential_ = nullptr;  // set while the SequentialSimulator runs it
@@ -118,6 +143,9 @@ class LogicalProcess : public Thread {
   // PSIM's state, guarded by mutex_ (see the locking note in simulation.cpp).
   presto::Spinlock mutex_;
   Phase phase_ = Phase::active;
+  // Its last receive threw Cancelled and none has returned a message since: it may not send.
+  // Written by its own thread with mutex_ held (read by the deadlock breakers).
+  bool cancelled_ = false;
   std::vector<Message> pending_;   // heap (LaterKey): taken in, not yet received
   // The receiving side of inputs_[i], contiguous for the horizon's scan: the link's clock (the
   // only copy), what a null message on it adds to its sender's bound, and the null messages

@@ -217,7 +217,10 @@ class Simulation {
   void send_nulls(LogicalProcess& lp, Time bound, WakeList& wakes);
   void close_outputs(LogicalProcess& lp, WakeList& wakes);
 
-  std::optional<Message> receive(LogicalProcess& lp);
+  // `token` (nullptr: none) is LogicalProcess::receive(token)'s.
+  std::optional<Message> receive(LogicalProcess& lp, const StopToken* token);
+  // A stop was requested on the token of lp's receive: wakes lp if it sleeps there.
+  void cancel_receive(LogicalProcess& lp) noexcept;
   void ended(LogicalProcess& lp, bool failed);
 
   SimulationConfig config_;
