@@ -134,11 +134,8 @@ bool Exchange::receive_one(int tag, Received& got) {
   Record header;
   std::memcpy(&header, inbound_.data(), sizeof header);
   const std::size_t count = (inbound_.size() - sizeof(Record) - header.source) / sizeof(Record);
-  for (std::size_t i = 0; i < count; ++i) {
-    Record r;
-    std::memcpy(&r, inbound_.data() + sizeof(Record) * (i + 1), sizeof r);
-    apply(r, got.from);
-  }
+  got.records.resize(count);
+  if (count > 0) std::memcpy(got.records.data(), inbound_.data() + sizeof(Record), sizeof(Record) * count);
   got.flags = header.index;
   got.text.clear();
   if ((got.flags & kFailed) != 0) {

@@ -91,14 +91,17 @@ class Exchange : public psim::RemotePart {
   void post_batch(int to, int tag, const std::vector<Record>& records, std::uint32_t flags, const std::string& text);
   // MPI_Test on every send in progress; true once none is left.
   bool complete_sends();
-  // Receives one MPI message on `tag` from any rank, if one has arrived, and applies its records
-  // in order. false if none had arrived.
+  // Receives one MPI message on `tag` from any rank, if one has arrived; false if none had.
   struct Received {
     int from;
     std::uint32_t flags;
-    std::string text;  // kFailed's
+    std::vector<Record> records;  // in the order sent: apply() them in that order
+    std::string text;             // kFailed's
   };
   bool receive_one(int tag, Received& got);
+  // Checks a received record and delivers it (Simulation::deliver_remote or advance_remote), or
+  // rejects it: fails the run here (Simulation::stop) and, through the protocol, on every rank.
+  void apply(const Record& r, int from);
   // The idle policy between unproductive polls: spin config.idle_spins times (yielding), then
   // sleep config.idle_sleep each time. `idle` counts the polls since the last productive one.
   void pause(std::uint32_t& idle) const;
@@ -127,8 +130,6 @@ class Exchange : public psim::RemotePart {
     std::vector<std::byte> buffer;
   };
   void post(int to, int tag, const Record* records, std::size_t count, std::uint32_t flags, const std::string& text);
-  void apply(const Record& r, int from);
-  // A received record is bad: fails the run here (and, through the protocol, on every rank).
   void reject(const std::string& what);
 
   std::unordered_map<const psim::Link*, std::uint32_t> link_index_;

@@ -98,6 +98,7 @@ bool NullMessageExchange::round() {
   complete_sends();
   for (Received got; receive_one(kTag, got);) {
     busy = true;
+    for (const Record& r : got.records) apply(r, got.from);
     if ((got.flags & (kDone | kFailed)) == 0) continue;
     ++done_from_;
     if ((got.flags & kFailed) != 0) remote_failed(got.from, got.text);

@@ -95,9 +95,10 @@ void WindowExchange::round(bool finished) noexcept {
         check_mpi(MPI_Test(&reduction, &reduced, MPI_STATUS_IGNORE), "MPI_Test");
         progress = reduced != 0;
       }
-      for (Received got; receive_one(tag, got);) {
+      while (receive_one(tag, got_)) {
         progress = received = true;
-        if ((got.flags & kMore) == 0) ++last_parts;
+        if ((got_.flags & kMore) == 0) ++last_parts;
+        for (const Record& r : got_.records) held_.emplace_back(got_.from, r);
       }
       const bool sends_done = complete_sends();
       if (reduced != 0 && last_parts == from_count_ && sends_done) break;
@@ -120,9 +121,12 @@ void WindowExchange::round(bool finished) noexcept {
     } else if (all[1] == 0) {  // every rank finished and nothing was in flight
       over_ = true;
     } else {
+      // The messages first (they are at or after T), then the bounds.
+      for (const auto& [from, r] : held_) apply(r, from);
       window_ = all[0];
       for (LogicalProcess* lp : stand_ins_) sim_.advance_remote(*lp, window_);
     }
+    held_.clear();
     window_seconds_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   } catch (const std::exception& e) {
     // The other ranks wait in this round's MPI: no rank can go on.

@@ -15,11 +15,13 @@
 //      rank joins an MPI_Iallreduce (MIN) of (its bound, whether it is finished and sent
 //      nothing, its rank if it failed);
 //   3. it polls (MPI_Test, MPI_Iprobe, the idle policy) until the reduction is done, the last
-//      part from every rank with a link to an owned LP has arrived (checked and delivered as
-//      it comes) and its own sends are complete: nothing of this round is left in flight;
+//      part from every rank with a link to an owned LP has arrived and its own sends are
+//      complete: nothing of this round is left in flight;
 //   4. T := the reduced bound, every future event anywhere is at or after it (a message is at
-//      least its sender's time plus a positive lookahead). Every stand-in's bound becomes T
-//      (Simulation::advance_remote), which wakes the LPs it held back.
+//      least its sender's time plus a positive lookahead). The messages received are checked
+//      and delivered (only now: an LP woken in the middle of the round could only block again,
+//      and its processor would spin on the runtime's halt lock meanwhile), then every
+//      stand-in's bound becomes T (Simulation::advance_remote), which wakes the LPs it held back.
 // halt() returns once a round has made an LP ready (WindowScheduler counts ready()); otherwise
 // the next round follows at once. T grows by at least the least lookahead per round. After its
 // LPs have all finished, a rank goes on taking part in rounds from end() (bound: its unsent
@@ -32,6 +34,8 @@
 // the reduction every rank joins).
 
 #include <atomic>
+#include <utility>
+#include <vector>
 
 #include "exchange.hpp"
 
@@ -81,6 +85,8 @@ class WindowExchange final : public Exchange {
   int from_count_ = 0;      // ranks with links to owned LPs
   std::vector<LogicalProcess*> owned_, stand_ins_;  // stand-ins with links to owned LPs
   std::vector<Record> batch_;
+  Received got_{};
+  std::vector<std::pair<int, Record>> held_;  // received this round (from, record), in arrival order
   Time window_ = 0;  // the stand-ins' bound: the last round's T
   bool over_ = false;
 };
