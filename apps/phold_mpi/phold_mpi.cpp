@@ -48,6 +48,7 @@ struct Options {
   std::size_t batch = DistributedConfig{}.batch;
   std::uint32_t idle_spins = DistributedConfig{}.idle_spins;
   long idle_sleep_us = DistributedConfig{}.idle_sleep.count();
+  std::uint32_t window_spins = DistributedConfig{}.window_spins;
   int repeat = 3;
   bool json = false;
 };
@@ -55,14 +56,16 @@ struct Options {
 constexpr const char* usage =
     "usage: %s [--ranks R[,R...]] [--protocol null|window[,...]] [--processors P] [--lps N] [--population K]\n"
     "          [--lookahead L] [--mean M] [--remote R] [--work-us W] [--end T] [--seed S] [--batch B]\n"
-    "          [--idle-spins S] [--idle-sleep-us U] [--repeat N] [--json]\n"
+    "          [--idle-spins S] [--idle-sleep-us U] [--window-spins S] [--repeat N] [--json]\n"
     "PHOLD on PSIM across MPI ranks: N LPs (default 64) in blocks over the ranks, each rank a presto\n"
     "runtime of P processors (1); K initial events per LP (4), delays L + Exp(M) (1 + Exp(1)), a fraction\n"
     "R (0.25) of events sent to another LP, W microseconds of work per event (0), until T (default:\n"
     "about 100,000 events); at most B records per MPI message (4096); the median of N runs (3).\n"
     "--ranks: run under mpirun once per count (from outside mpirun); otherwise the ranks mpirun gave.\n"
     "--protocol: across ranks, null messages or windows (YAWNS); several: each, side by side (default:\n"
-    "the library's, DistributedConfig::protocol).\n"
+    "the library's, DistributedConfig::protocol). --idle-spins, --idle-sleep-us: the null messages'\n"
+    "communication thread's idle policy; --window-spins: polls before a rank waiting in a window sleeps\n"
+    "(DistributedConfig::idle_spins, idle_sleep, window_spins).\n"
     "Checks every LP against the sequential simulator; --json adds JSON lines for benchmarks/run.py.\n";
 
 bool parse(int argc, char** argv, Options& o) {
@@ -72,6 +75,7 @@ bool parse(int argc, char** argv, Options& o) {
   cl.option("--lookahead", o.model.lookahead).option("--mean", o.model.mean).option("--remote", o.model.remote);
   cl.option("--work-us", o.work_us).option("--end", o.end).option("--seed", o.model.seed);
   cl.option("--idle-spins", o.idle_spins).option("--idle-sleep-us", o.idle_sleep_us);
+  cl.option("--window-spins", o.window_spins);
   cl.option("--batch", o.batch).option("--repeat", o.repeat).flag("--json", o.json);
   if (!cl.parse(argc, argv)) return false;
   if (o.model.processes < 2 || o.model.population == 0) return cl.error("need at least 2 LPs and a positive population");
@@ -221,7 +225,8 @@ int run_ranks(Options o, int rank, int ranks) {
       build_phold(sim, o.model);
       DistributedSimulation dist{sim, {.partition = {}, .protocol = protocol, .batch = o.batch,
                                       .idle_spins = o.idle_spins,
-                                      .idle_sleep = std::chrono::microseconds(o.idle_sleep_us)}};
+                                      .idle_sleep = std::chrono::microseconds(o.idle_sleep_us),
+                                      .window_spins = o.window_spins}};
       runs.push_back(dist.run());
       for (std::uint32_t lp = 0; lp < o.model.processes; ++lp) {
         sums[lp] = dist.owned(sim.process(lp)) ? static_cast<const PholdProcess&>(sim.process(lp)).checksum() : 0;

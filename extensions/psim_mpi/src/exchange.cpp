@@ -144,8 +144,8 @@ bool Exchange::receive_one(int tag, Received& got) {
   return true;
 }
 
-void Exchange::pause(std::uint32_t& idle) const {
-  if (++idle > config_.idle_spins) {
+void Exchange::pause(std::uint32_t& idle, std::uint32_t spins) const {
+  if (++idle > spins) {
     std::this_thread::sleep_for(config_.idle_sleep);
   } else {
     std::this_thread::yield();

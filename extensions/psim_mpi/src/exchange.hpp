@@ -102,9 +102,9 @@ class Exchange : public psim::RemotePart {
   // Checks a received record and delivers it (Simulation::deliver_remote or advance_remote), or
   // rejects it: fails the run here (Simulation::stop) and, through the protocol, on every rank.
   void apply(const Record& r, int from);
-  // The idle policy between unproductive polls: spin config.idle_spins times (yielding), then
-  // sleep config.idle_sleep each time. `idle` counts the polls since the last productive one.
-  void pause(std::uint32_t& idle) const;
+  // The idle policy between unproductive polls: spin `spins` times (yielding), then sleep
+  // config.idle_sleep each time. `idle` counts the polls since the last productive one.
+  void pause(std::uint32_t& idle, std::uint32_t spins) const;
   // Records a failure of this rank (the first one counts).
   void set_failure(const std::string& what);
   // This rank's failure so far ("" if none), from any thread.

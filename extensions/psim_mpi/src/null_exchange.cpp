@@ -56,7 +56,7 @@ void NullMessageExchange::loop() noexcept {
         idle = 0;
       } else {
         ++idle_rounds_;
-        pause(idle);
+        pause(idle, config_.idle_spins);
       }
     }
   } catch (const std::exception& e) {

@@ -105,7 +105,7 @@ void WindowExchange::round(bool finished) noexcept {
       if (progress) {
         idle = 0;
       } else {
-        pause(idle);
+        pause(idle, config_.window_spins);
       }
     }
     if (!sent && !received) ++idle_rounds_;

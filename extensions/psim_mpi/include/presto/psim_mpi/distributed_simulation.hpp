@@ -81,14 +81,19 @@ struct DistributedConfig {
   // Most records (messages and bounds) in one MPI message; a round's traffic to a rank is
   // split into messages of at most this many (the batching knob; 1 sends each alone).
   std::size_t batch = 4096;
-  // The communication thread (null messages), or a rank waiting for a window's MPI to complete
-  // (windows), finding nothing to do, spins this many rounds (yielding the core) before it
-  // sleeps `idle_sleep` per round: latency against a core's worth of polling.
-  // Measured with presto-phold-mpi on 2 ranks of a 2-core machine (docs/guide/psim.md):
-  // spinning took the cores the LPs needed (200 spins, 20 us: 3x slower than 0 spins, 5 us).
-  // Where each rank has a core to spare, spinning (e.g. 1000) lowers the latency.
+  // Null messages: the communication thread, finding nothing to do, spins this many rounds
+  // (yielding the core) before it sleeps `idle_sleep` per round: latency against a core's
+  // worth of polling. Measured with presto-phold-mpi on 2 ranks of a 2-core machine
+  // (docs/guide/psim.md): spinning took the cores the LPs needed (200 spins, 20 us: 3x slower
+  // than 0 spins, 5 us). Where each rank has a core to spare, spinning (e.g. 1000) lowers the
+  // latency.
   std::uint32_t idle_spins = 0;
   std::chrono::microseconds idle_sleep{5};
+  // Windows: a rank waiting for a window's MPI to complete polls this many times (yielding the
+  // core) before it sleeps `idle_sleep` per poll. Its own LPs are idle meanwhile, so spinning
+  // costs only what else shares its cores; a sleep costs a wake-up, which on a loaded machine
+  // waits for the core (measured on 2 ranks under load: 0 spins ran at a third of 1000's rate).
+  std::uint32_t window_spins = 1000;
 };
 
 // What one rank did (DistributedStats::ranks, gathered on every rank).
