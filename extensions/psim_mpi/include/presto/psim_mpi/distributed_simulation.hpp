@@ -34,8 +34,8 @@
 //    T on every future event. Every stand-in's bound becomes T, so each rank runs every event
 //    before T plus its cross-rank links' lookahead, and halts again. No communication thread.
 //
-// docs/guide/psim.md ("Across machines") gives the measurements that chose the default and what
-// distribution costs.
+// docs/guide/psim.md ("Across machines") gives the measurements that chose the default
+// (null messages) and what distribution costs.
 //
 // Requirements, checked: Protocol::null_messages and a positive lookahead on every link
 // (UsageError from the constructor); the same model on every rank (run() exchanges a hash
@@ -75,8 +75,13 @@ struct DistributedConfig {
   // LP index -> rank. Empty: the block partition (LP i on rank i * ranks / LPs, so
   // consecutive LPs share a rank). UsageError unless it has one rank, in [0, ranks), per LP.
   std::vector<int> partition;
-  // Across ranks (see above). A window ends only when the rank's runtime would halt: another
-  // presto thread of the rank that runs, or a KeepAlive held, during run() holds it back.
+  // Across ranks (see above). Null messages by default: measured on PHOLD (docs/guide/psim.md,
+  // "Null messages or windows"), with 10 us of work per event, the one case where distributing
+  // beat one rank, they ran 1.4-2.4x the windows' events/s on 2 ranks; windows won only where
+  // distributing lost anyway (no work per event: 1.1-1.3x on 2 ranks, 3-11x on 4 sharing 2
+  // cores), though always at less CPU per event. A window ends only when the rank's runtime
+  // would halt: another presto thread of the rank that runs, or a KeepAlive held, during run()
+  // holds it back.
   RankProtocol protocol = RankProtocol::null_messages;
   // Most records (messages and bounds) in one MPI message; a round's traffic to a rank is
   // split into messages of at most this many (the batching knob; 1 sends each alone).
