@@ -79,7 +79,7 @@ struct DistributedConfig {
   // "Null messages or windows"), with 10 us of work per event, the one case where distributing
   // beat one rank, they ran 1.4-2.4x the windows' events/s on 2 ranks; windows won only where
   // distributing lost anyway (no work per event: 1.1-1.3x on 2 ranks, 3-11x on 4 sharing 2
-  // cores), though always at less CPU per event. A window ends only when the rank's runtime
+  // cores), though nearly always at less CPU per event. A window ends only when the rank's runtime
   // would halt: another presto thread of the rank that runs, or a KeepAlive held, during run()
   // holds it back.
   RankProtocol protocol = RankProtocol::null_messages;
