@@ -387,6 +387,12 @@ APPS = [
     # on rank 0 in the same job, and the per-event costs (docs/guide/psim.md, "Across machines").
     ("presto-phold-mpi", "PSIM over MPI: PHOLD, 64 LPs, lookahead 1, no work (param: ranks, 1 processor each)",
      ["--ranks", "1,2,4"], ["--ranks", "1,2", "--lps", "16", "--end", "200", "--repeat", "1"]),
+    ("presto-phold-mpi", "PSIM over MPI: the protocol across ranks, null messages and windows side by side "
+     "(param: ranks; system '... ranks, windows' for windows)",
+     ["--ranks", "1,2,4", "--protocol", "null,window"],
+     ["--ranks", "1,2", "--protocol", "null,window", "--lps", "16", "--end", "200", "--repeat", "1"]),
+    ("presto-phold-mpi", "PSIM over MPI: windows with 10 us of work per event (param: ranks)",
+     ["--ranks", "1,2,4", "--protocol", "window", "--work-us", "10", "--end", "100"], None),
     ("presto-phold-mpi", "PSIM over MPI: the lookahead knob, lookahead 4 (param: ranks)",
      ["--ranks", "1,2,4", "--lookahead", "4"], None),
     ("presto-phold-mpi", "PSIM over MPI: the batching knob, one record per MPI message (param: ranks)",

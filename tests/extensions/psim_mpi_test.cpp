@@ -9,6 +9,10 @@
 //   psim_mpi_test --processors P mismatch    rank 1 builds a model with one more LP
 //   psim_mpi_test --processors P partition   the partition names a rank that does not exist
 //   psim_mpi_test --processors P kill        rank 1 kills itself (SIGKILL) in the middle of a run
+//   psim_mpi_test --processors P protocols   rank 1 runs the other protocol across ranks
+//
+// --protocol null|window picks the protocol across ranks (DistributedConfig::protocol; default
+// null): every case runs under both.
 //
 // Each rank prints "rank R: ok ..." or "rank R: error: <what>" and exits 0 or 1; the script
 // checks the statuses and texts (and that nothing hangs: it runs mpirun under a timeout).
@@ -31,6 +35,7 @@
 
 using namespace presto::psim;
 using presto::psim_mpi::DistributedSimulation;
+using presto::psim_mpi::RankProtocol;
 
 namespace {
 
@@ -142,12 +147,12 @@ std::vector<double> pack(const Simulation& sim, const DistributedSimulation& dis
 
 // Runs `model` distributed; on rank 0 compares every LP's history with the sequential one.
 // Returns "" or what differs (on rank 0).
-std::string check_histories(const Model& model, std::size_t processors, int rank, int ranks) {
+std::string check_histories(const Model& model, std::size_t processors, RankProtocol protocol, int rank, int ranks) {
   presto::Runtime rt{{.processors = processors}};
   return rt.run([&]() -> std::string {
     Simulation sim{{.protocol = Protocol::null_messages, .end_time = model.end}};
     model.build(sim);
-    DistributedSimulation dist{sim};
+    DistributedSimulation dist{sim, {.partition = {}, .protocol = protocol}};
     const auto stats = dist.run();
     std::vector<double> mine = pack(sim, dist, model);
     int count = static_cast<int>(mine.size());
@@ -195,25 +200,30 @@ std::string check_histories(const Model& model, std::size_t processors, int rank
       if (!seen[i]) return std::string(model.name) + ": no rank reported LP " + std::to_string(i);
     }
     std::printf("rank 0: ok %s: %zu LPs, %llu events identical to the sequential simulator's on %d ranks x %zu "
-                "processors (%llu remote messages, %llu remote null messages, %.1f records per MPI message, %.2f s)\n",
+                "processors, %s (%llu remote messages, %llu remote null messages, %.1f records per MPI message, %llu rounds, "
+                "%.2f s)\n",
                 model.name, reference.size(), static_cast<unsigned long long>(events), ranks, processors,
+                std::string(to_string(protocol)).c_str(),
                 static_cast<unsigned long long>(stats.remote_messages()),
                 static_cast<unsigned long long>(stats.remote_bounds()),
                 static_cast<double>(stats.remote_messages() + stats.remote_bounds()) /
                     static_cast<double>(std::max<std::uint64_t>(1, mpi_messages(stats))),
-                stats.seconds);
+                static_cast<unsigned long long>(stats.ranks[0].rounds), stats.seconds);
     if (events == 0) return std::string(model.name) + ": no events";
     return "";
   });
 }
 
 // The fault cases: the run must throw on every rank.
-void run_faulty(const std::string& which, std::size_t processors, int rank, int ranks) {
+void run_faulty(const std::string& which, std::size_t processors, RankProtocol protocol, int rank, int ranks) {
   presto::Runtime rt{{.processors = processors}};
   rt.run([&] {
     Simulation sim{{.protocol = Protocol::null_messages, .end_time = 300}};
     build_ring(sim, which == "mismatch" && rank == 1 ? 9 : 8);
-    presto::psim_mpi::DistributedConfig config;
+    presto::psim_mpi::DistributedConfig config{.partition = {}, .protocol = protocol};
+    if (which == "protocols" && rank == 1) {
+      config.protocol = protocol == RankProtocol::windows ? RankProtocol::null_messages : RankProtocol::windows;
+    }
     if (which == "partition") config.partition.assign(sim.size(), ranks);  // one past the last rank
     // Rank 1's first LP (the block partition puts LP 8/ranks there) misbehaves.
     RingNode& culprit = static_cast<RingNode&>(sim.process(std::min<std::size_t>(sim.size() - 1, 8 / ranks)));
@@ -230,9 +240,17 @@ int main(int argc, char** argv) {
   presto::psim_mpi::Environment mpi{argc, argv};
   std::size_t processors = 1;
   std::string which = "histories";
+  RankProtocol protocol = RankProtocol::null_messages;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--processors") == 0 && i + 1 < argc) {
       processors = std::strtoul(argv[++i], nullptr, 10);
+    } else if (std::strcmp(argv[i], "--protocol") == 0 && i + 1 < argc) {
+      const std::string p = argv[++i];
+      if (p != "null" && p != "window") {
+        std::printf("rank %d: error: --protocol %s: expected null or window\n", mpi.rank(), p.c_str());
+        return 2;
+      }
+      protocol = p == "window" ? RankProtocol::windows : RankProtocol::null_messages;
     } else {
       which = argv[i];
     }
@@ -241,7 +259,7 @@ int main(int argc, char** argv) {
     if (which == "histories") {
       std::string failed;
       for (const Model& m : models()) {
-        failed = check_histories(m, processors, mpi.rank(), mpi.ranks());
+        failed = check_histories(m, processors, protocol, mpi.rank(), mpi.ranks());
         int bad = failed.empty() ? 0 : 1;
         presto::psim_mpi::check_mpi(MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD), "MPI_Bcast");
         if (bad != 0) {
@@ -252,7 +270,7 @@ int main(int argc, char** argv) {
       std::printf("rank %d: ok\n", mpi.rank());
       return 0;
     }
-    run_faulty(which, processors, mpi.rank(), mpi.ranks());
+    run_faulty(which, processors, protocol, mpi.rank(), mpi.ranks());
     std::printf("rank %d: ok (no error)\n", mpi.rank());
     return 0;
   } catch (const std::exception& e) {

@@ -1,12 +1,13 @@
 #!/usr/bin/env python3
 """Launches psim_mpi_test with mpirun on localhost and checks what every rank reports.
 
-usage: psim_mpi_test.py MPIRUN PROGRAM RANKS PROCESSORS CASE
+usage: psim_mpi_test.py MPIRUN PROGRAM RANKS PROCESSORS CASE [PROTOCOL]
 
 CASE histories: every rank exits 0 and rank 0 reports each model identical to the sequential
-simulator's. past, mismatch, partition: every rank exits with an error naming the fault (and
+simulator's. past, mismatch, protocols, partition: every rank exits with an error naming the fault (and
 no rank hangs). kill: rank 1 dies by SIGKILL; mpirun must end every rank and exit non-zero,
-naming rank 1, within the timeout. Exit 77 (skipped) with a message when mpirun is missing.
+naming rank 1, within the timeout. PROTOCOL (null or window; default null) is the protocol
+across ranks. Exit 77 (skipped) with a message when mpirun is missing.
 """
 import os
 import shutil
@@ -18,19 +19,21 @@ TIMEOUT = 60  # seconds: a run that hangs fails here instead of hanging the suit
 EXPECT = {
     "past": "sent a message into the past",
     "mismatch": "the ranks hold different models",
+    "protocols": "the ranks hold different models",
     "partition": "the partition puts logical process",
 }
 
 
 def main():
     mpirun, program, ranks, processors, case = sys.argv[1:6]
+    protocol = sys.argv[6] if len(sys.argv) > 6 else "null"
     if not shutil.which(mpirun):
         print(f"psim_mpi: skipped: {mpirun} not found (Debian: apt install openmpi-bin)")
         return 77
     cmd = [mpirun, "--oversubscribe", "-n", ranks]
     if os.geteuid() == 0:
         cmd.insert(1, "--allow-run-as-root")
-    cmd += [program, "--processors", processors, case]
+    cmd += [program, "--processors", processors, "--protocol", protocol, case]
     env = dict(os.environ, OMPI_MCA_btl="self,vader", OMPI_MCA_btl_vader_single_copy_mechanism="none")
     # Under AddressSanitizer: Open MPI's plugins leak at exit from libraries already unloaded,
     # which no suppression can name; the leak check is off for these programs (not the rest).

@@ -42,6 +42,7 @@ struct Setup {
   std::uint64_t hash;
   std::uint64_t lps;
   std::uint64_t links;
+  std::uint64_t protocol;  // RankProtocol
   std::uint64_t failed;  // this rank could not set up (its error is reported there)
 };
 
@@ -54,6 +55,14 @@ double process_cpu_seconds() noexcept {
 }
 
 }  // namespace
+
+std::string_view to_string(RankProtocol protocol) noexcept {
+  switch (protocol) {
+    case RankProtocol::null_messages: return "null-messages";
+    case RankProtocol::windows: return "windows";
+  }
+  return "?";
+}
 
 std::uint64_t DistributedStats::events() const noexcept {
   std::uint64_t n = 0;
@@ -111,7 +120,7 @@ void DistributedSimulation::setup() {
     }
     owner_ = config_.partition;
   }
-  exchange_ = std::make_unique<Exchange>(sim_, comm_, rank_, owner_, config_);
+  exchange_ = detail::Exchange::make(sim_, comm_, rank_, owner_, config_);
   std::vector<bool> owned(n);
   for (std::size_t i = 0; i < n; ++i) owned[i] = owner_[i] == rank_;
   sim_.distribute(*exchange_, std::move(owned));
@@ -140,40 +149,28 @@ DistributedStats DistributedSimulation::run(std::unique_ptr<ThreadPool> inner) {
     h.add(std::bit_cast<std::uint64_t>(l->lookahead()));
   }
   h.add(std::bit_cast<std::uint64_t>(sim_.config().end_time));
-  const Setup mine{.hash = h.value(), .lps = sim_.size(), .links = sim_.links().size(), .failed = 0};
+  h.add(static_cast<int>(config_.protocol));
+  const Setup mine{.hash = h.value(), .lps = sim_.size(), .links = sim_.links().size(),
+                     .protocol = static_cast<std::uint64_t>(config_.protocol), .failed = 0};
   std::vector<Setup> all(static_cast<std::size_t>(ranks_));
   check_mpi(MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all.data(), sizeof mine, MPI_BYTE, comm_), "MPI_Allgather");
   for (const Setup& s : all) {
     if (s.hash == mine.hash) continue;
     std::ostringstream os;
     os << "rank " << rank_ << ": the ranks hold different models (every rank must build the same LPs and links "
-       << "in the same order, with the same end time and partition):";
+       << "in the same order, with the same end time, partition and rank protocol):";
     for (int r = 0; r < ranks_; ++r) {
       const Setup& x = all[static_cast<std::size_t>(r)];
-      os << " rank " << r << " has " << x.lps << " LPs and " << x.links << " links (hash " << std::hex << x.hash
-         << std::dec << ");";
+      os << " rank " << r << " has " << x.lps << " LPs and " << x.links << " links, protocol "
+         << to_string(static_cast<RankProtocol>(x.protocol)) << " (hash " << std::hex << x.hash << std::dec << ");";
     }
     throw DistributedError(os.str());
   }
 
   // 2. The run: this rank's LPs, with the exchange carrying the rest.
-  KeepAlive keep = rt->keep_alive();  // the exchange's thread wakes LPs from outside the runtime
   const double cpu_start = process_cpu_seconds();
-  exchange_->start();
-  SimulationStats local;
-  try {
-    local = sim_.run(std::move(inner));
-    exchange_->finish("");
-  } catch (const psim::SimulationStopped&) {
-    exchange_->finish("");  // stopped by the exchange: the reason is already there
-  } catch (const std::exception& e) {
-    exchange_->finish(e.what());
-  } catch (...) {
-    exchange_->finish("an exception of unknown type");
-  }
-  exchange_->join();
+  SimulationStats local = exchange_->run(*rt, std::move(inner));
   const double cpu = process_cpu_seconds() - cpu_start;
-  keep.reset();
   if (!exchange_->failure().empty()) throw DistributedError("rank " + std::to_string(rank_) + ": " + exchange_->failure());
   if (!exchange_->remote_failure().empty()) throw DistributedError(exchange_->remote_failure());
 

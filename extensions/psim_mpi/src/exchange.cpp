@@ -1,59 +1,45 @@
 #include "exchange.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <sstream>
+#include <thread>
 
-namespace presto::psim_mpi {
+#include "null_exchange.hpp"
+#include "window_exchange.hpp"
 
-namespace {
-constexpr int kTag = 0x5053;  // one tag: MPI keeps a rank's messages in order
-// An MPI message is a header record (type kHeader, index the flags, source the bytes of text
-// after the records), its records, then the failure's text, if any.
-constexpr std::uint32_t kHeader = 0;
-constexpr std::uint32_t kDone = 1;
-constexpr std::uint32_t kFailed = 2;
+namespace presto::psim_mpi::detail {
 
-[[noreturn]] void abort_all(MPI_Comm comm, const char* what) {
+void abort_all(MPI_Comm comm, const char* what) {
   std::fprintf(stderr, "presto-psim-mpi: %s; aborting every rank\n", what);
   std::fflush(stderr);
   MPI_Abort(comm, 3);
   std::abort();  // MPI_Abort does not return; if it did, do not go on
 }
-}  // namespace
 
-DistributedSimulation::Exchange::Exchange(Simulation& sim, MPI_Comm comm, int rank, const std::vector<int>& owner,
-                                          const DistributedConfig& config)
+std::unique_ptr<Exchange> Exchange::make(Simulation& sim, MPI_Comm comm, int rank, const std::vector<int>& owner,
+                                         const DistributedConfig& config) {
+  switch (config.protocol) {
+    case RankProtocol::null_messages: return std::make_unique<NullMessageExchange>(sim, comm, rank, owner, config);
+    case RankProtocol::windows: return std::make_unique<WindowExchange>(sim, comm, rank, owner, config);
+  }
+  throw UsageError("psim_mpi::DistributedSimulation: unknown RankProtocol " +
+                   std::to_string(static_cast<int>(config.protocol)));
+}
+
+Exchange::Exchange(Simulation& sim, MPI_Comm comm, int rank, const std::vector<int>& owner,
+                   const DistributedConfig& config)
     : sim_(sim), comm_(comm), rank_(rank), owner_(owner), config_(config) {
   int ranks = 1;
   check_mpi(MPI_Comm_size(comm, &ranks), "MPI_Comm_size");
   for (int r = 0; r < ranks; ++r) out_.push_back(std::make_unique<Outbox>());
-  batch_.resize(static_cast<std::size_t>(ranks));
   const auto& links = sim.links();
   for (std::uint32_t i = 0; i < links.size(); ++i) link_index_.emplace(links[i].get(), i);
-  for (std::size_t i = 0; i < sim.size(); ++i) {
-    const LogicalProcess& lp = sim.process(i);
-    if (owner[i] != rank) continue;
-    Boundary b{.lp = &lp, .ranks = {}};
-    for (const psim::Link* l : lp.outputs()) {
-      const int to = owner[l->to().index()];
-      if (to != rank && std::find(b.ranks.begin(), b.ranks.end(), to) == b.ranks.end()) b.ranks.push_back(to);
-    }
-    if (!b.ranks.empty()) boundary_.push_back(std::move(b));
-  }
 }
 
-DistributedSimulation::Exchange::~Exchange() {
-  if (thread_.joinable()) {  // run() failed between start() and join(): end the thread's rounds
-    finish("the distributed run was abandoned");
-    thread_.join();
-  }
-}
-
-void DistributedSimulation::Exchange::send(const psim::Link& link, const psim::Message& m) {
+void Exchange::send(const psim::Link& link, const psim::Message& m) {
   const Record r{.type = kMessage, .index = link_index_.find(&link)->second, .time = m.time, .sent_at = m.sent_at,
                  .kind = m.kind, .value = m.value, .real = m.real, .source = m.source, .depth = m.depth,
                  .sequence = m.sequence};
@@ -62,108 +48,52 @@ void DistributedSimulation::Exchange::send(const psim::Link& link, const psim::M
   out.records.push_back(r);
 }
 
-void DistributedSimulation::Exchange::start() {
-  if (out_.size() > 1) thread_ = std::thread([this] { loop(); });
+SimulationStats Exchange::run(Runtime& rt, std::unique_ptr<ThreadPool> inner) {
+  begin(rt);
+  SimulationStats local;
+  std::string failure;
+  try {
+    local = sim_.run(scheduler(std::move(inner)));
+  } catch (const psim::SimulationStopped&) {
+    // Stopped by the protocol: the reason is recorded already.
+  } catch (const std::exception& e) {
+    failure = e.what();
+  } catch (...) {
+    failure = "an exception of unknown type";
+  }
+  end(failure);
+  return local;
 }
 
-void DistributedSimulation::Exchange::finish(const std::string& failure) {
-  if (!failure.empty()) set_failure(failure);
-  ending_.store(true, std::memory_order_release);
-}
-
-void DistributedSimulation::Exchange::join() {
-  if (thread_.joinable()) thread_.join();
-}
-
-void DistributedSimulation::Exchange::set_failure(const std::string& what) {
-  std::lock_guard lock(failure_lock_);
-  if (failure_.empty()) failure_ = what;
-}
-
-void DistributedSimulation::Exchange::add_counters(RankStats& s) const noexcept {
+void Exchange::add_counters(RankStats& s) const noexcept {
   s.remote_messages = remote_messages_;
   s.remote_bounds = remote_bounds_;
   s.mpi_messages = mpi_messages_;
   s.rounds = rounds_;
   s.idle_rounds = idle_rounds_;
+  s.window_seconds = window_seconds_;
 }
 
-void DistributedSimulation::Exchange::loop() noexcept {
-  try {
-    const int others = static_cast<int>(out_.size()) - 1;
-    std::uint32_t idle = 0;
-    while (!(sent_done_ && done_from_ == others && flights_.empty())) {
-      ++rounds_;
-      if (round()) {
-        idle = 0;
-      } else if (++idle > config_.idle_spins) {
-        ++idle_rounds_;
-        std::this_thread::sleep_for(config_.idle_sleep);
-      } else {
-        ++idle_rounds_;
-        std::this_thread::yield();
-      }
-    }
-  } catch (const std::exception& e) {
-    abort_all(comm_, e.what());
-  }
+std::size_t Exchange::take_messages(int to, std::vector<Record>& into) {
+  Outbox& out = *out_[static_cast<std::size_t>(to)];
+  std::lock_guard lock(out.lock);
+  const std::size_t n = out.records.size();
+  into.insert(into.end(), out.records.begin(), out.records.end());
+  out.records.clear();
+  remote_messages_ += n;
+  return n;
 }
 
-bool DistributedSimulation::Exchange::round() {
-  bool busy = false;
-  // After the local run ended every owned LP's bound is final and every message is in the
-  // outboxes: read the flag before them.
-  const bool last = !sent_done_ && ending_.load(std::memory_order_acquire);
-  for (Boundary& b : boundary_) {
-    const Time bound = sim_.published_bound(*b.lp);
-    if (!(bound > b.reported)) continue;
-    b.reported = bound;
-    for (int r : b.ranks) {
-      batch_[static_cast<std::size_t>(r)].push_back(Record{.type = kBound, .index = b.lp->index(), .time = bound,
-                                                           .sent_at = 0, .kind = 0, .value = 0, .real = 0, .source = 0,
-                                                           .depth = 0, .sequence = 0});
-      ++remote_bounds_;
-    }
-  }
-  std::string text;
-  if (last) {
-    std::lock_guard lock(failure_lock_);
-    text = failure_;
-  }
-  for (std::size_t r = 0; r < out_.size(); ++r) {
-    if (static_cast<int>(r) == rank_) continue;
-    std::vector<Record>& batch = batch_[r];
-    std::size_t bounds = batch.size();
-    {
-      Outbox& out = *out_[r];
-      std::lock_guard lock(out.lock);
-      if (!out.records.empty()) {
-        // The messages go before the bounds read above.
-        batch.insert(batch.begin(), out.records.begin(), out.records.end());
-        out.records.clear();
-      }
-    }
-    remote_messages_ += batch.size() - bounds;
-    const std::uint32_t flags = last ? (text.empty() ? kDone : kFailed) : 0;
-    if (batch.empty() && flags == 0) continue;
-    const std::size_t step = std::max<std::size_t>(config_.batch, 1);
-    for (std::size_t first = 0; first < batch.size() || (first == 0 && batch.empty()); first += step) {
-      const std::size_t count = std::min(step, batch.size() - first);
-      const bool final_part = first + count >= batch.size();
-      post(static_cast<int>(r), batch.data() + first, count, final_part ? flags : 0, final_part ? text : std::string());
-      if (batch.empty()) break;
-    }
-    batch.clear();
-    busy = true;
-  }
-  if (last) sent_done_ = true;
-  complete_sends();
-  if (receive()) busy = true;
-  return busy;
+void Exchange::post_batch(int to, int tag, const std::vector<Record>& records, std::uint32_t flags,
+                          const std::string& text) {
+  const std::size_t step = std::max<std::size_t>(config_.batch, 1);
+  std::size_t first = 0;
+  for (; records.size() - first > step; first += step) post(to, tag, records.data() + first, step, kMore, {});
+  post(to, tag, records.data() + first, records.size() - first, flags, text);
 }
 
-void DistributedSimulation::Exchange::post(int to, const Record* records, std::size_t count, std::uint32_t flags,
-                                           const std::string& text) {
+void Exchange::post(int to, int tag, const Record* records, std::size_t count, std::uint32_t flags,
+                    const std::string& text) {
   Flight f{.request = MPI_REQUEST_NULL, .buffer = {}};
   const Record header{.type = kHeader, .index = flags, .time = 0, .sent_at = 0, .kind = 0, .value = 0, .real = 0,
                       .source = static_cast<std::uint32_t>(text.size()), .depth = 0, .sequence = 0};
@@ -171,13 +101,13 @@ void DistributedSimulation::Exchange::post(int to, const Record* records, std::s
   std::memcpy(f.buffer.data(), &header, sizeof header);
   if (count > 0) std::memcpy(f.buffer.data() + sizeof(Record), records, sizeof(Record) * count);
   if (!text.empty()) std::memcpy(f.buffer.data() + sizeof(Record) * (count + 1), text.data(), text.size());
-  check_mpi(MPI_Isend(f.buffer.data(), static_cast<int>(f.buffer.size()), MPI_BYTE, to, kTag, comm_, &f.request),
+  check_mpi(MPI_Isend(f.buffer.data(), static_cast<int>(f.buffer.size()), MPI_BYTE, to, tag, comm_, &f.request),
             "MPI_Isend");
   ++mpi_messages_;
   flights_.push_back(std::move(f));
 }
 
-void DistributedSimulation::Exchange::complete_sends() {
+bool Exchange::complete_sends() {
   std::size_t kept = 0;
   for (std::size_t i = 0; i < flights_.size(); ++i) {
     int done = 0;
@@ -188,42 +118,41 @@ void DistributedSimulation::Exchange::complete_sends() {
     ++kept;
   }
   flights_.resize(kept);
+  return flights_.empty();
 }
 
-bool DistributedSimulation::Exchange::receive() {
-  bool any = false;
-  for (;;) {
-    int arrived = 0;
-    MPI_Status status;
-    check_mpi(MPI_Iprobe(MPI_ANY_SOURCE, kTag, comm_, &arrived, &status), "MPI_Iprobe");
-    if (arrived == 0) return any;
-    any = true;
-    int bytes = 0;
-    check_mpi(MPI_Get_count(&status, MPI_BYTE, &bytes), "MPI_Get_count");
-    inbound_.resize(static_cast<std::size_t>(bytes));
-    const int from = status.MPI_SOURCE;
-    check_mpi(MPI_Recv(inbound_.data(), bytes, MPI_BYTE, from, kTag, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
-    Record header;
-    std::memcpy(&header, inbound_.data(), sizeof header);
-    const std::size_t count = (inbound_.size() - sizeof(Record) - header.source) / sizeof(Record);
-    for (std::size_t i = 0; i < count; ++i) {
-      Record r;
-      std::memcpy(&r, inbound_.data() + sizeof(Record) * (i + 1), sizeof r);
-      apply(r, from);
-    }
-    if (header.index != 0) {
-      ++done_from_;
-      if (header.index == kFailed) {
-        const auto* text = reinterpret_cast<const char*>(inbound_.data() + sizeof(Record) * (count + 1));
-        std::string what = "rank " + std::to_string(from) + ": " + std::string(text, header.source);
-        if (remote_failure_.empty()) remote_failure_ = what;
-        sim_.stop("stopped because " + what);
-      }
-    }
+bool Exchange::receive_one(int tag, Received& got) {
+  int arrived = 0;
+  MPI_Status status;
+  check_mpi(MPI_Iprobe(MPI_ANY_SOURCE, tag, comm_, &arrived, &status), "MPI_Iprobe");
+  if (arrived == 0) return false;
+  int bytes = 0;
+  check_mpi(MPI_Get_count(&status, MPI_BYTE, &bytes), "MPI_Get_count");
+  inbound_.resize(static_cast<std::size_t>(bytes));
+  got.from = status.MPI_SOURCE;
+  check_mpi(MPI_Recv(inbound_.data(), bytes, MPI_BYTE, got.from, tag, comm_, MPI_STATUS_IGNORE), "MPI_Recv");
+  Record header;
+  std::memcpy(&header, inbound_.data(), sizeof header);
+  const std::size_t count = (inbound_.size() - sizeof(Record) - header.source) / sizeof(Record);
+  got.records.resize(count);
+  if (count > 0) std::memcpy(got.records.data(), inbound_.data() + sizeof(Record), sizeof(Record) * count);
+  got.flags = header.index;
+  got.text.clear();
+  if ((got.flags & kFailed) != 0) {
+    got.text.assign(reinterpret_cast<const char*>(inbound_.data() + sizeof(Record) * (count + 1)), header.source);
+  }
+  return true;
+}
+
+void Exchange::pause(std::uint32_t& idle, std::uint32_t spins) const {
+  if (++idle > spins) {
+    std::this_thread::sleep_for(config_.idle_sleep);
+  } else {
+    std::this_thread::yield();
   }
 }
 
-void DistributedSimulation::Exchange::apply(const Record& r, int from) {
+void Exchange::apply(const Record& r, int from) {
   const auto& links = sim_.links();
   std::ostringstream os;
   os << "rank " << rank_ << " received from rank " << from << " ";
@@ -260,9 +189,25 @@ void DistributedSimulation::Exchange::apply(const Record& r, int from) {
   }
 }
 
-void DistributedSimulation::Exchange::reject(const std::string& what) {
+void Exchange::reject(const std::string& what) {
   set_failure(what);
   sim_.stop(what);
 }
 
-}  // namespace presto::psim_mpi
+void Exchange::set_failure(const std::string& what) {
+  std::lock_guard lock(failure_lock_);
+  if (failure_.empty()) failure_ = what;
+}
+
+std::string Exchange::failure_so_far() {
+  std::lock_guard lock(failure_lock_);
+  return failure_;
+}
+
+void Exchange::remote_failed(int from, const std::string& text) {
+  const std::string what = "rank " + std::to_string(from) + ": " + text;
+  if (remote_failure_.empty()) remote_failure_ = what;
+  sim_.stop("stopped because " + what);
+}
+
+}  // namespace presto::psim_mpi::detail
