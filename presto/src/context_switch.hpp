@@ -2,13 +2,19 @@
 // The one wrapper around Boost.Context, included by dispatch.cpp only. Every switch between a
 // thread and another thread or a processor's native context goes through switch_context(),
 // which also tells the sanitizers about it from the switching frame itself, so their reports
-// stay meaningful with thousands of stacks. It uses the fcontext primitives directly: one jump
+// stay meaningful with thousands of stacks, and swaps the C++ runtime's per-OS-thread record of
+// the exceptions being handled, so that a thread that blocks or is preempted inside a catch
+// handler or a destructor run by unwinding finds its own again wherever it resumes (without
+// it, `throw;`, std::current_exception and std::uncaught_exceptions would see another thread's
+// exceptions, and the runtime would free a caught exception twice or never). It uses the fcontext primitives directly: one jump
 // per switch, no allocation; the context that left is handed to the one that runs next, which
 // saves it (see Dispatch::complete).
 
 #include <cstddef>
 
 #include <pthread.h>
+
+#include <cxxabi.h>
 
 #include <boost/context/detail/fcontext.hpp>
 
@@ -44,9 +50,16 @@ inline void make_context(ExecutionContext& ctx, void* stack_bottom, std::size_t 
   ctx.stack_bottom = stack_bottom;
   ctx.stack_size = size;
   ctx.asan_fake_stack = nullptr;
+  ctx.exceptions = ExceptionState{};
 #if PRESTO_TSAN
   ctx.tsan_fiber = __tsan_create_fiber(0);
 #endif
+}
+
+// The calling OS thread's record of the exceptions being handled (its __cxa_eh_globals, whose
+// layout begins as ExceptionState). Fixed for the OS thread's life: a processor reads it once.
+inline ExceptionState* exception_state_of_this_os_thread() noexcept {
+  return reinterpret_cast<ExceptionState*>(abi::__cxa_get_globals());
 }
 
 // Records the native context of the calling OS thread (sanitizer bookkeeping).
@@ -67,7 +80,13 @@ inline void init_native_context(ExecutionContext& ctx) {
 
 // Switches from the running context `from` to the suspended context `to`, passing `data`.
 // Returns when some context switches back to `from`. If `from_exits`, `from` never runs again.
-inline Transfer switch_context(ExecutionContext& from, ExecutionContext& to, void* data, bool from_exits) {
+// `exceptions` is the calling OS thread's record of the exceptions being handled: from's are
+// saved and to's put in their place (the context that switches back to `from` does the same
+// for it, on whichever OS thread that is).
+inline Transfer switch_context(ExecutionContext& from, ExecutionContext& to, void* data, bool from_exits,
+                               ExceptionState& exceptions) {
+  from.exceptions = exceptions;
+  exceptions = to.exceptions;
 #if PRESTO_ASAN
   __sanitizer_start_switch_fiber(from_exits ? nullptr : &from.asan_fake_stack, to.stack_bottom, to.stack_size);
 #else

@@ -400,7 +400,7 @@ PRESTO_INLINE void Dispatch::switch_to(Processor& p, Thread* from, ExecutionCont
   } else {
     p.current_ = nullptr;
   }
-  Transfer t = switch_context(here, *there, &p, p.after_ == Processor::After::finish);
+  Transfer t = switch_context(here, *there, &p, p.after_ == Processor::After::finish, *p.exceptions_);
   // Resumed, perhaps on another processor: finish the switch that brought us here.
   complete(*static_cast<Processor*>(t.data), t.from);
 }
@@ -521,7 +521,10 @@ void Dispatch::make_ready(Thread& t) {
   r.wake_if_needed();
 }
 
-void Dispatch::start_processor(Processor& p) { init_native_context(p.native_); }
+void Dispatch::start_processor(Processor& p) {
+  init_native_context(p.native_);
+  p.exceptions_ = exception_state_of_this_os_thread();
+}
 
 void Dispatch::discard_stack(Thread& t, StackAllocator& stacks) noexcept {
   if (t.host_ != nullptr) {  // borrowed from its joiner, which is discarded in turn

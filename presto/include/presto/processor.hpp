@@ -88,6 +88,7 @@ class Processor {
   std::size_t index_ = 0;
   Thread* current_ = nullptr;
   detail::ExecutionContext native_;
+  detail::ExceptionState* exceptions_ = nullptr;  // the OS thread's (Dispatch::start_processor)
   After after_ = After::nothing;
   Thread* from_ = nullptr;  // the thread that left; nullptr: the native context or a dead thread
   SynchroObject* unlock_ = nullptr;

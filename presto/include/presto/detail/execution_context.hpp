@@ -13,12 +13,24 @@ struct Stack {
   bool empty() const noexcept { return base == nullptr; }
 };
 
+// The C++ runtime's record of the exceptions being handled, kept per OS thread
+// (__cxa_get_globals): the stack of caught exceptions (what `throw;` and
+// std::current_exception see) and the number of uncaught ones (std::uncaught_exceptions).
+// libstdc++'s and libc++abi's __cxa_eh_globals both begin so. A thread that switches out inside
+// a catch handler or during unwinding keeps its own here, not the OS thread's (see
+// context_switch.hpp).
+struct ExceptionState {
+  void* caught = nullptr;
+  unsigned int uncaught = 0;
+};
+
 struct ExecutionContext {
   void* fctx = nullptr;             // Boost.Context fcontext_t while suspended
   void* stack_bottom = nullptr;     // bounds of the stack the context runs on (sanitizers)
   std::size_t stack_size = 0;
   void* asan_fake_stack = nullptr;  // AddressSanitizer's fake-stack handle while switched out
   void* tsan_fiber = nullptr;       // ThreadSanitizer's fiber for this context
+  ExceptionState exceptions;        // the exceptions it is handling, while switched out
 };
 
 }  // namespace presto::detail
