@@ -15,6 +15,19 @@ SynchroObject::SynchroObject(std::string name) : name_(std::move(name)) {}
 
 SynchroObject::~SynchroObject() noexcept(false) { check_no_waiters(); }
 
+void SynchroObject::set_spinlock(std::unique_ptr<Spinlock> lock) {
+  if (!spin_try_lock()) {
+    throw UsageError(Thread::current().describe() + " replaced the spinlock of " + describe() + " while it was held");
+  }
+  if (!waiting_.empty()) {
+    spin_unlock();
+    throw UsageError(Thread::current().describe() + " replaced the spinlock of " + describe() + " while " +
+                     std::to_string(waiting_.size()) + " thread(s) wait on it");
+  }
+  spin_unlock();
+  custom_ = std::move(lock);
+}
+
 std::string SynchroObject::describe() const {
   return std::string(kind()) + " '" + (name_.empty() ? std::string("<unnamed>") : name_) + "'";
 }

@@ -4,8 +4,10 @@
 // conformance harness; and the failure modes the headers promise to survive (Anderson's lock
 // with more contenders than slots, MCS/CLH nesting and out-of-order release) hold.
 
+#include <initializer_list>
 #include <mutex>
 #include <string>
+#include <utility>
 #include <thread>
 #include <vector>
 
@@ -111,6 +113,83 @@ TEST_CASE("queue locks nest and release out of order", "[locks]") {
   CHECK(in_a == 4 * n);
   CHECK(in_both == 4 * n);
   test::check_no_leaks(rt);
+}
+
+TEST_CASE("each lock of the family serves as the spinlock of a monitor, a condition and a semaphore", "[locks]") {
+  // The objects' spinlocks are released by the context that runs after a thread that went to
+  // sleep holding one (Dispatch's post-switch action): a bounded buffer under a Monitor and two
+  // Conditions, and a Semaphore counting the items, each on the lock under test, over every
+  // configuration. Every item arrives once, in order per producer, with the monitor exclusive.
+  const std::string kind = GENERATE("tas", "ttas", "ticket", "anderson", "mcs", "clh");
+  auto cfg = GENERATE(test::configs());
+  INFO("lock " << kind << ", " << cfg);
+  const int producers = 3, items = static_cast<int>(test::scaled(600)), capacity = 4;
+  test::Record record;
+  test::run(cfg, [&] {
+    Monitor m{"buffer"};
+    Condition nonempty{m, "nonempty"}, nonfull{m, "nonfull"};
+    Semaphore produced{0, "produced"};
+    for (SynchroObject* so : std::initializer_list<SynchroObject*>{&m, &nonempty, &nonfull, &produced}) {
+      so->set_spinlock(make_spinlock(kind));
+    }
+    record.expect(m.spinlock() != nullptr && produced.spinlock() != nullptr, "set_spinlock did not install the lock");
+    std::vector<std::pair<int, int>> buffer;
+    int inside = 0, overlaps = 0;
+    std::vector<JoinHandle<void>> hs;
+    for (int p = 0; p < producers; ++p) {
+      hs.push_back(fork([&, p] {
+        for (int i = 0; i < items; ++i) {
+          {
+            Monitor::Entry e{m};
+            nonfull.wait(e, [&] { return buffer.size() < capacity; });
+            overlaps += ++inside != 1;  // counted between the wait and the exit: the monitor is ours
+            buffer.emplace_back(p, i);
+            --inside;
+            nonempty.signal();
+          }
+          produced.release();
+          if (i % 16 == 0) this_thread::yield();
+        }
+      }));
+    }
+    std::vector<int> next(producers, 0);
+    for (int n = 0; n < producers * items; ++n) {
+      produced.acquire();
+      Monitor::Entry e{m};
+      nonempty.wait(e, [&] { return !buffer.empty(); });
+      overlaps += ++inside != 1;
+      const auto [p, i] = buffer.front();
+      buffer.erase(buffer.begin());
+      record.expect(i == next[p]++, "item " + std::to_string(i) + " of producer " + std::to_string(p) + " out of order");
+      --inside;
+      nonfull.signal();
+    }
+    for (auto& h : hs) h.join();
+    record.expect(overlaps == 0, std::to_string(overlaps) + " entries found the monitor occupied");
+    record.expect(buffer.empty() && produced.value() == 0, "items left over");
+  });
+  PRESTO_CHECK_RECORD(record);
+}
+
+TEST_CASE("set_spinlock refuses an object in use, naming it and the caller", "[locks]") {
+  test::run({}, [] {
+    Semaphore sem{0, "in use"};
+    auto waiter = fork([&] { sem.acquire(); });
+    while (!test::has_waiters(sem)) this_thread::yield();
+    try {
+      sem.set_spinlock(make_spinlock("mcs"));
+      FAIL("set_spinlock accepted an object with a waiter");
+    } catch (const UsageError& e) {
+      CHECK_THAT(e.what(), Catch::Contains("semaphore 'in use'") && Catch::Contains("1 thread(s) wait"));
+    }
+    sem.release();
+    waiter.join();
+    sem.set_spinlock(make_spinlock("mcs"));  // idle again: accepted
+    sem.set_spinlock(nullptr);               // and the built-in one restored
+    CHECK(sem.spinlock() == nullptr);
+    sem.release();
+    sem.acquire();
+  });
 }
 
 TEST_CASE("make_spinlock knows every kind and nothing else", "[locks]") {

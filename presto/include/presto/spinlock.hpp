@@ -26,6 +26,8 @@
 
 namespace presto {
 
+class SynchroObject;
+
 class Spinlock {
  public:
   Spinlock() = default;
@@ -52,12 +54,18 @@ class Spinlock {
  protected:
   // The algorithm. acquire returns once the caller holds the lock; try_acquire takes it only
   // if it is free (true on success); release frees it. Called with preemption disabled.
+  // release may run on another presto thread than acquire, on the same OS thread: a
+  // SynchroObject's spinlock (SynchroObject::set_spinlock) is released by the context that
+  // runs after a thread that went to sleep holding it.
   virtual void acquire() noexcept { detail::ttas_lock(locked_); }
   virtual bool try_acquire() noexcept { return detail::ttas_try_lock(locked_); }
   virtual void release() noexcept { locked_.store(false, std::memory_order_release); }
 
   // The state of the default algorithm. Subclasses with their own state may ignore it.
   std::atomic<bool> locked_{false};
+
+ private:
+  friend class SynchroObject;  // counts preemption as its built-in spinlock does, around the algorithm
 };
 
 }  // namespace presto

@@ -25,10 +25,12 @@
 
 #include <chrono>
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <string_view>
 
 #include <presto/detail/raw_spinlock.hpp>
+#include <presto/spinlock.hpp>
 #include <presto/thread_queue.hpp>
 
 namespace presto {
@@ -59,9 +61,41 @@ class SynchroObject {
 
   // --- For implementers of synchronization objects -------------------------------------
 
-  void spin_lock() noexcept { spin_.lock(); }
-  bool spin_try_lock() noexcept { return spin_.try_lock(); }
-  void spin_unlock() noexcept { spin_.unlock(); }
+  // The object's spinlock: the built-in test-and-test-and-set lock, or the Spinlock installed
+  // by set_spinlock (one predictable branch apart). Either way its holder is not preempted,
+  // and a preemption that came meanwhile waits for the next quantum.
+  void spin_lock() noexcept {
+    if (custom_ == nullptr) [[likely]] {
+      spin_.lock();
+    } else {
+      detail::preempt_disable();
+      custom_->acquire();
+    }
+  }
+  bool spin_try_lock() noexcept {
+    if (custom_ == nullptr) [[likely]] return spin_.try_lock();
+    detail::preempt_disable();
+    if (custom_->try_acquire()) return true;
+    detail::preempt_enable_quietly();
+    return false;
+  }
+  void spin_unlock() noexcept {
+    if (custom_ == nullptr) [[likely]] {
+      spin_.unlock();
+    } else {
+      custom_->release();
+      detail::preempt_enable_quietly();
+    }
+  }
+
+  // Replaces the object's spinlock with `lock` (any Spinlock subclass: a ticket, MCS, CLH or
+  // Anderson lock from presto::locks, or one's own); nullptr restores the built-in one. For the
+  // owner of the object, before other threads use it: UsageError, naming the object and the
+  // caller, if a thread waits on it or its spinlock is held. The lock's release may run on
+  // another presto thread than its acquire (see Spinlock), always on the same OS thread.
+  void set_spinlock(std::unique_ptr<Spinlock> lock);
+  // The installed Spinlock, or nullptr for the built-in one.
+  Spinlock* spinlock() const noexcept { return custom_.get(); }
 
   // Queue `t` as a waiter (at the back). Spinlock held. UsageError if t already waits.
   void remember(Thread& t);
@@ -103,6 +137,7 @@ class SynchroObject {
   friend class detail::RuntimeImpl;
 
   detail::RawSpinlock spin_;
+  std::unique_ptr<Spinlock> custom_;  // set_spinlock's, or nullptr: spin_ is in use
   ThreadQueue waiting_;
   std::string name_;
 };
