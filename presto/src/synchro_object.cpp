@@ -16,6 +16,10 @@ SynchroObject::SynchroObject(std::string name) : name_(std::move(name)) {}
 SynchroObject::~SynchroObject() noexcept(false) { check_no_waiters(); }
 
 void SynchroObject::set_spinlock(std::unique_ptr<Spinlock> lock) {
+  if (dynamic_cast<Thread*>(this) != nullptr) {
+    throw UsageError(Thread::current().describe() + " tried to replace the spinlock of " + describe() +
+                     ": a thread's own spinlock is the built-in one");
+  }
   if (!spin_try_lock()) {
     throw UsageError(Thread::current().describe() + " replaced the spinlock of " + describe() + " while it was held");
   }

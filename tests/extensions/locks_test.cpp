@@ -189,6 +189,10 @@ TEST_CASE("set_spinlock refuses an object in use, naming it and the caller", "[l
     CHECK(sem.spinlock() == nullptr);
     sem.release();
     sem.acquire();
+    auto child = fork([] {});
+    CHECK_THROWS_WITH(child.thread().set_spinlock(make_spinlock("mcs")),
+                      Catch::Contains("a thread's own spinlock is the built-in one"));
+    child.join();
   });
 }
 

@@ -91,7 +91,8 @@ class SynchroObject {
   // Replaces the object's spinlock with `lock` (any Spinlock subclass: a ticket, MCS, CLH or
   // Anderson lock from presto::locks, or one's own); nullptr restores the built-in one. For the
   // owner of the object, before other threads use it: UsageError, naming the object and the
-  // caller, if a thread waits on it or its spinlock is held. The lock's release may run on
+  // caller, if a thread waits on it or its spinlock is held, or if it is a Thread (whose own
+  // spinlock, guarding its join, stays the built-in one). The lock's release may run on
   // another presto thread than its acquire (see Spinlock), always on the same OS thread.
   void set_spinlock(std::unique_ptr<Spinlock> lock);
   // The installed Spinlock, or nullptr for the built-in one.

@@ -188,6 +188,12 @@ class Thread : public SynchroObject {
   // The virtual constructor: a new, unstarted thread of the same class as this prototype.
   virtual std::unique_ptr<Thread> newthread(ThreadAttributes attributes) const;
 
+  // A thread's own spinlock (it guards the join) is always the built-in one: set_spinlock
+  // refuses a Thread, so the fork, join and end paths take it without SynchroObject's check
+  // for an installed Spinlock. (Through a SynchroObject& the check finds none: the same lock.)
+  void spin_lock() noexcept { spin_.lock(); }
+  void spin_unlock() noexcept { spin_.unlock(); }
+
  protected:
   // The thread's body. The default runs what start(f, args...) bound; override it in a
   // subclass and call start() with no arguments.
