@@ -99,14 +99,10 @@ void anderson(const Options& o) {
               " threads: beyond that the machine is multiprogrammed)\n", cores);
   for (const auto& [name, make] : all_locks()) {
     for (std::size_t p : ps) {
-      // Fewer sections, once, where the processors outnumber the cores: a FIFO lock that spins
-      // without yielding (CK's) then waits for the OS to run the next waiter, up to a time
-      // slice per hand-off (minutes for 20,000 sections on a loaded 2-core machine).
-      const std::uint64_t ops = (p <= cores ? 200'000 : 2'000) / (o.quick ? 20 : 1);
       std::unique_ptr<Spinlock> lock = make();
       Shared shared;
       Runtime rt{{.processors = p, .seed = o.seed}};
-      bench::measure("anderson", name, p, ops, o.quick || p > cores ? 1 : 3, [&] {
+      auto sections = [&](std::uint64_t ops) {
         rt.run([&] {
           std::vector<JoinHandle<void>> hs;
           for (std::size_t t = 0; t < p; ++t) {
@@ -122,7 +118,17 @@ void anderson(const Options& o) {
           }
           for (auto& h : hs) h.join();
         });
-      }, p);
+      };
+      // As many sections as take about 0.3 s at the rate a probe of 2,000 showed, within
+      // [2,000, 200,000] (a twentieth with --quick): where a hand-off waits for the OS (more
+      // spinners than free cores, or a loaded machine), a point takes seconds, not the minutes
+      // a fixed count took (a full run once passed 25 minutes on a loaded 2-core machine).
+      const auto t0 = SteadyClock::now();
+      sections(2'000);
+      const double probe_ns = std::chrono::duration<double, std::nano>(SteadyClock::now() - t0).count();
+      const double fitting = 0.3e9 / std::max(probe_ns / 2'000, 1.0);
+      const std::uint64_t ops = static_cast<std::uint64_t>(std::clamp(fitting, 2'000.0, 200'000.0)) / (o.quick ? 20 : 1);
+      bench::measure("anderson", name, p, ops, o.quick || p > cores ? 1 : 3, [&] { sections(ops); }, p);
     }
   }
 }
