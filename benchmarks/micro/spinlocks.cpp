@@ -102,33 +102,48 @@ void anderson(const Options& o) {
       std::unique_ptr<Spinlock> lock = make();
       Shared shared;
       Runtime rt{{.processors = p, .seed = o.seed}};
-      auto sections = [&](std::uint64_t ops) {
+      // Runs up to `ops` sections over the p threads, each thread stopping early once `deadline`
+      // has passed (looked at every 64 sections); returns the sections done.
+      auto sections = [&](std::uint64_t ops, SteadyClock::time_point deadline) {
+        std::atomic<std::uint64_t> done{0};
         rt.run([&] {
           std::vector<JoinHandle<void>> hs;
           for (std::size_t t = 0; t < p; ++t) {
             hs.push_back(fork([&] {
-              for (std::uint64_t i = 0; i < ops / p; ++i) {
+              std::uint64_t i = 0;
+              for (; i < ops / p && ((i & 63) != 0 || SteadyClock::now() < deadline); ++i) {
                 lock->lock();
                 ++shared.a;
                 ++shared.b;
                 lock->unlock();
                 for (int d = 0; d < 10; ++d) locks::relax_cpu();
               }
+              done.fetch_add(i);
             }));
           }
           for (auto& h : hs) h.join();
         });
+        return done.load();
       };
-      // As many sections as take about 0.3 s at the rate a probe of 2,000 showed, within
-      // [2,000, 200,000] (a twentieth with --quick): where a hand-off waits for the OS (more
-      // spinners than free cores, or a loaded machine), a point takes seconds, not the minutes
-      // a fixed count took (a full run once passed 25 minutes on a loaded 2-core machine).
-      const auto t0 = SteadyClock::now();
-      sections(2'000);
-      const double probe_ns = std::chrono::duration<double, std::nano>(SteadyClock::now() - t0).count();
-      const double fitting = 0.3e9 / std::max(probe_ns / 2'000, 1.0);
-      const std::uint64_t ops = static_cast<std::uint64_t>(std::clamp(fitting, 2'000.0, 200'000.0)) / (o.quick ? 20 : 1);
-      bench::measure("anderson", name, p, ops, o.quick || p > cores ? 1 : 3, [&] { sections(ops); }, p);
+      // Each run does up to 200,000 sections (a twentieth with --quick) but stops after about
+      // 2 s: where a hand-off waits for the OS (more spinners than free cores, or a loaded
+      // machine, where a FIFO lock hands over once per time slice) a point costs seconds, not
+      // the minutes a fixed count took (a full run once passed 25 minutes on a loaded 2-core
+      // machine). The time per section is over the sections each run did.
+      const std::uint64_t ops = 200'000 / (o.quick ? 20 : 1);
+      const int reps = o.quick || p > cores ? 1 : 3;
+      std::vector<double> per_op;
+      std::uint64_t fewest = ops;  // sections in the shortest run, printed as the operations
+      for (int r = -1; r < reps; ++r) {  // r = -1: the warm-up
+        const auto t0 = SteadyClock::now();
+        const std::uint64_t done = sections(ops, t0 + std::chrono::seconds(2));
+        const double ns = std::chrono::duration<double, std::nano>(SteadyClock::now() - t0).count();
+        if (r < 0) continue;
+        per_op.push_back(ns / static_cast<double>(std::max<std::uint64_t>(done, 1)));
+        fewest = std::min(fewest, done);
+      }
+      std::sort(per_op.begin(), per_op.end());
+      bench::print_json({"anderson", name, p, fewest, per_op[per_op.size() / 2], per_op.front(), per_op.back(), reps, p});
     }
   }
 }
