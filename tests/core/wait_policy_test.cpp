@@ -195,7 +195,7 @@ TEST_CASE("objects inherit the runtime's wait policy unless they have their own"
     eventually([&] { return started.load(); });
     for (int i = 0; i < 2000 && !slept; ++i) {
       this_thread::yield();
-      slept = l.waiter_count() != 0;
+      slept = test::has_waiters(l);  // under the spinlock: the waiter queues on another processor
     }
     l.unlock();
     waiter.join();
