@@ -6,9 +6,9 @@
 // the exceptions being handled, so that a thread that blocks or is preempted inside a catch
 // handler or a destructor run by unwinding finds its own again wherever it resumes (without
 // it, `throw;`, std::current_exception and std::uncaught_exceptions would see another thread's
-// exceptions, and the runtime would free a caught exception twice or never). It uses the fcontext primitives directly: one jump
-// per switch, no allocation; the context that left is handed to the one that runs next, which
-// saves it (see Dispatch::complete).
+// exceptions, and the runtime would free a caught exception twice or never). It uses the
+// fcontext primitives directly: one jump per switch, no allocation; the context that left is
+// handed to the one that runs next, which saves it (see Dispatch::complete).
 
 #include <cstddef>
 
