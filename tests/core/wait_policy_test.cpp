@@ -37,6 +37,28 @@ bool eventually(Pred&& pred) {
   return pred();
 }
 
+// Holds `lock` while a new thread tries to take it, and reports whether that thread was ever
+// seen queued on it (asleep) in 2,000 looks, each after a yield and read under the lock's
+// spinlock (the waiter queues on another processor). A spinning waiter naps now and then, on a
+// timer, but never queues on the lock.
+bool waiter_queues(Lock& lock) {
+  bool queued = false;
+  std::atomic<bool> started{false};
+  lock.lock();
+  auto waiter = fork([&] {
+    started.store(true);
+    std::scoped_lock g{lock};
+  });
+  eventually([&] { return started.load(); });
+  for (int i = 0; i < 2000 && !queued; ++i) {
+    this_thread::yield();
+    queued = test::has_waiters(lock);
+  }
+  lock.unlock();
+  waiter.join();
+  return queued;
+}
+
 }  // namespace
 
 TEST_CASE("every wait policy keeps the semantics of Lock, Monitor, Semaphore and Barrier", "[waiting]") {
@@ -108,26 +130,7 @@ TEST_CASE("a spinning waiter never queues on the lock; a blocking one does", "[w
   struct Seen {
     bool waiter_queued = false, got_it = false;
   };
-  const Seen seen = rt.run([&] {
-    Seen s;
-    std::atomic<bool> started{false};
-    lock.lock();
-    auto waiter = fork([&] {
-      started.store(true);
-      std::scoped_lock g{lock};
-    });
-    eventually([&] { return started.load(); });
-    // Give the waiter many chances to be seen asleep on the lock (a spinning one naps now and
-    // then, on a timer, but never queues on the lock).
-    for (int i = 0; i < 2000 && !s.waiter_queued; ++i) {
-      this_thread::yield();
-      s.waiter_queued = test::has_waiters(lock);  // under the lock's spinlock: the waiter queues on another processor
-    }
-    lock.unlock();
-    waiter.join();
-    s.got_it = true;
-    return s;
-  });
+  const Seen seen = rt.run([&] { return Seen{waiter_queues(lock), true}; });
   CHECK(seen.got_it);
   CHECK(seen.waiter_queued == (mode == WaitMode::block));
   test::check_no_leaks(rt);
@@ -184,24 +187,7 @@ TEST_CASE("objects inherit the runtime's wait policy unless they have their own"
   struct Seen {
     bool inherits_slept = false, own_slept = false;
   };
-  auto probe = [&](Lock& l) {
-    bool slept = false;
-    std::atomic<bool> started{false};
-    l.lock();
-    auto waiter = fork([&] {
-      started.store(true);
-      std::scoped_lock g{l};
-    });
-    eventually([&] { return started.load(); });
-    for (int i = 0; i < 2000 && !slept; ++i) {
-      this_thread::yield();
-      slept = test::has_waiters(l);  // under the spinlock: the waiter queues on another processor
-    }
-    l.unlock();
-    waiter.join();
-    return slept;
-  };
-  const Seen seen = rt.run([&] { return Seen{probe(inherits), probe(own)}; });
+  const Seen seen = rt.run([&] { return Seen{waiter_queues(inherits), waiter_queues(own)}; });
   CHECK_FALSE(seen.inherits_slept);
   CHECK(seen.own_slept);
   CHECK(Runtime{{.processors = 1}}.wait_policy().mode == WaitMode::block);
