@@ -471,8 +471,10 @@ bool report_check(const Result& r) {
 
 int sweep(Options o) {
   const std::size_t procs = o.processors != 0 ? o.processors : o.threads;
-  std::vector<double> grains = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000};
-  if (o.quick) grains = {1, 10, 100, 1000};
+  // Grains below a microsecond separate the primitives when every thread has its own core, where
+  // one stage's synchronization costs about a microsecond.
+  std::vector<double> grains = {0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000};
+  if (o.quick) grains = {0.2, 1, 10, 100, 1000};
   if (o.quick) o.roots = std::min<std::size_t>(o.roots, 2);
   std::printf("Grain sweep: %zu threads on %zu processors (%u hardware threads), at least %zu roots of %d stages;"
               " pm cost %.0f us per wake-up\n", o.threads, procs, std::thread::hardware_concurrency(), o.roots,
@@ -536,8 +538,15 @@ int sweep(Options o) {
         threshold = std::exp(std::log(grains[g - 1]) + t * (std::log(grains[g]) - std::log(grains[g - 1])));
       }
     }
-    const std::string shown = threshold < 0 ? "> " + std::to_string(int(grains.back())) : std::to_string(int(threshold + 0.5));
-    std::printf("%10s %16s %24.1f %26.1f\n", name(waits[w]), shown.c_str(), median(overhead[w]), median(sync[w]));
+    char shown[32];
+    if (threshold < 0) {
+      std::snprintf(shown, sizeof shown, "> %g", grains.back());
+    } else if (threshold == grains[0]) {
+      std::snprintf(shown, sizeof shown, "<= %g", grains[0]);
+    } else {
+      std::snprintf(shown, sizeof shown, threshold < 10 ? "%.1f" : "%.0f", threshold);
+    }
+    std::printf("%10s %16s %24.1f %26.1f\n", name(waits[w]), shown, median(overhead[w]), median(sync[w]));
   }
   std::printf("(thesis Table 10, 1978, 5 processes: spin 2 ms < K-SEM 18 ms < PM1 33-80 ms < PM0 200 ms. At 50%%\n"
               " efficiency a stage's synchronization costs as much as its computation, so the threshold is about\n"
