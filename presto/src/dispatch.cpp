@@ -192,12 +192,11 @@ bool Dispatch::join_inline(Thread& self, Thread& child) {
     leave(p);
     return false;
   }
-  run_inline(p, self, child);
-  child.spin_lock();
+  if (!run_inline(p, self, child)) child.spin_lock();
   return true;
 }
 
-void Dispatch::run_inline(Processor& p, Thread& self, Thread& child) {
+bool Dispatch::run_inline(Processor& p, Thread& self, Thread& child) {
   // child is ours alone: in no pool and never run. self waits on it as a blocked joiner would,
   // so that a second joiner, a deadlock report and the debugger see the join, while self's
   // stack runs child as a call. Inside the gate, so no preemption sees the change of identity.
@@ -228,10 +227,11 @@ void Dispatch::run_inline(Processor& p, Thread& self, Thread& child) {
   child.host_ = nullptr;
   self.processor_ = &q;
   q.current_ = &self;
-  end_thread(impl_of(q), child, &self);  // recalls self from child's waiters, without waking it
+  const bool locked = end_thread(impl_of(q), child, &self);  // recalls self from child's waiters, without waking it
   self.waiting_on_ = nullptr;
   self.set_state(ThreadState::running);
   leave(q);
+  return locked;
 }
 
 void Dispatch::preempt(Processor& p, Thread& self) noexcept {
@@ -467,7 +467,7 @@ void Dispatch::retire(Processor& p, Thread& t) noexcept {
   end_thread(impl_of(p), t, nullptr);
 }
 
-void Dispatch::end_thread(RuntimeImpl& r, Thread& t, const Thread* running_joiner) noexcept {
+bool Dispatch::end_thread(RuntimeImpl& r, Thread& t, const Thread* running_joiner) noexcept {
   t.registry_->remove(t);
   const bool is_main = &t == r.main_thread;
   const bool holds_locks = t.locks_held_ != 0;
@@ -479,6 +479,9 @@ void Dispatch::end_thread(RuntimeImpl& r, Thread& t, const Thread* running_joine
   const bool unjoinable = t.forked_ && !t.handle_attached_;
   std::exception_ptr orphan = unjoinable ? t.exception_ : nullptr;
   const bool failed_main = is_main && t.exception_ != nullptr;
+  // Run inline, t's only waiter is its joiner, t is joinable and not main: nothing is left to
+  // do but the joiner's check of the end, under the lock it keeps (one exchange fewer a join).
+  if (running_joiner != nullptr && joiner == running_joiner && !unjoinable && !failed_main) return true;
   t.spin_unlock();
   // From here on a joiner (or the owner of a user thread) may reuse or destroy t.
 
@@ -486,6 +489,7 @@ void Dispatch::end_thread(RuntimeImpl& r, Thread& t, const Thread* running_joine
   if (failed_main) r.request_stop(nullptr);
   if (orphan) r.note_orphan_exception(t, orphan);
   if (unjoinable && !holds_locks) r.recycle(t);  // else kept until the runtime dies (see above)
+  return false;
 }
 
 void Dispatch::release_dead_stack(Processor& p) noexcept {

@@ -111,7 +111,8 @@ class Dispatch {
   // Whether self may run child inline (everything but the withdrawal).
   static bool may_join_inline(RuntimeImpl& r, Processor& p, const Thread& self, const Thread& child) noexcept;
   // Runs child, withdrawn from the scheduler, on self's stack; inside p's gate on entry.
-  static void run_inline(Processor& p, Thread& self, Thread& child);
+  // Returns whether child's spinlock is held (end_thread kept it); the caller needs it held.
+  static bool run_inline(Processor& p, Thread& self, Thread& child);
   // t's affinity as a number (Thread::kAnyProcessor: none).
   static std::size_t pinned_to(const Thread& t) noexcept;
   static Thread* next_or_stop(Processor& p) noexcept;
@@ -122,8 +123,9 @@ class Dispatch {
   static void retire(Processor& p, Thread& t) noexcept;
   // The end of t, whose body returned: it leaves the registry, becomes terminated and its
   // joiner is woken (unless that is `running_joiner`, which runs it inline). From then on t may
-  // be reused or destroyed by its joiner or owner.
-  static void end_thread(RuntimeImpl& r, Thread& t, const Thread* running_joiner) noexcept;
+  // be reused or destroyed by its joiner or owner. Returns true, with t's spinlock still held,
+  // when running_joiner is t's joiner and nothing else is owed: the joiner unlocks it.
+  static bool end_thread(RuntimeImpl& r, Thread& t, const Thread* running_joiner) noexcept;
   static void release_dead_stack(Processor& p) noexcept;
   static void thread_entry(Transfer transfer);
 };
