@@ -7,7 +7,7 @@
 // (rename one and presto.py must follow) and nothing else:
 //   debug_runtimes.head, DebugAnchor::{runtime, next};
 //   RuntimeImpl::{name, processors (ProcessorSet::{slots_, made_, active_}), external_registry, retained}; Processor::{index_, state_};
-//   ProcessorState::registry; Registry::list_ (HookList::head, QueueHook::{next, owner});
+//   ProcessorState::registry; Registry::head_ (Chunk::{size, slots, next}: a slot holds a Thread* or null);
 //   Thread::{id_, state_, processor_, waiting_on_, context_.fctx, stack_.{base, size}} and
 //   Thread::external_, SynchroObject::name_ (of threads and of the objects they wait on),
 //   Lock::word_ (the holder's address, its low bit a flag);

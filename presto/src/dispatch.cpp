@@ -227,7 +227,7 @@ bool Dispatch::run_inline(Processor& p, Thread& self, Thread& child) {
   child.host_ = nullptr;
   self.processor_ = &q;
   q.current_ = &self;
-  const bool locked = end_thread(impl_of(q), child, &self);  // recalls self from child's waiters, without waking it
+  const bool locked = end_thread(q, child, &self);  // recalls self from child's waiters, without waking it
   self.waiting_on_ = nullptr;
   self.set_state(ThreadState::running);
   leave(q);
@@ -464,11 +464,12 @@ void Dispatch::retire(Processor& p, Thread& t) noexcept {
   if (!StackAllocator::canary_intact(t.stack_)) report_overflow(t);
   p.dead_stack_ = std::exchange(t.stack_, Stack{});
   p.dead_context_ = std::exchange(t.context_, ExecutionContext{});
-  end_thread(impl_of(p), t, nullptr);
+  end_thread(p, t, nullptr);
 }
 
-bool Dispatch::end_thread(RuntimeImpl& r, Thread& t, const Thread* running_joiner) noexcept {
-  t.registry_->remove(t);
+bool Dispatch::end_thread(Processor& p, Thread& t, const Thread* running_joiner) noexcept {
+  RuntimeImpl& r = impl_of(p);
+  t.registry_->remove(t, t.registry_ == &p.state_->registry);
   const bool is_main = &t == r.main_thread;
   const bool holds_locks = t.locks_held_ != 0;
   if (holds_locks) [[unlikely]] r.finished_holding_locks(t);

@@ -121,11 +121,11 @@ class Dispatch {
   static void switch_slow_checks(Processor& p, Thread* from, Thread*& to);
   static void bind_stack(Processor& p, Thread& t);
   static void retire(Processor& p, Thread& t) noexcept;
-  // The end of t, whose body returned: it leaves the registry, becomes terminated and its
+  // The end of t, whose body returned, on p: it leaves the registry, becomes terminated and its
   // joiner is woken (unless that is `running_joiner`, which runs it inline). From then on t may
   // be reused or destroyed by its joiner or owner. Returns true, with t's spinlock still held,
   // when running_joiner is t's joiner and nothing else is owed: the joiner unlocks it.
-  static bool end_thread(RuntimeImpl& r, Thread& t, const Thread* running_joiner) noexcept;
+  static bool end_thread(Processor& p, Thread& t, const Thread* running_joiner) noexcept;
   static void release_dead_stack(Processor& p) noexcept;
   static void thread_entry(Transfer transfer);
 };

@@ -144,7 +144,7 @@ RuntimeImpl::~RuntimeImpl() {
   std::vector<Thread*> kept;
   retained.for_each([&](Thread& t) { kept.push_back(&t); });
   for (Thread* t : kept) {
-    retained.remove(*t);
+    retained.remove(*t, false);
     if (t->forked_) delete t;  // user-owned ones are their owners' to destroy
   }
   processors.for_each([&](Processor& p) { release_caches(p); });
@@ -295,13 +295,13 @@ void RuntimeImpl::launch(Thread& t) {
     ps.registry.add(t);
   } else {
     t.id_ = id_source.fetch_add(1, std::memory_order_relaxed);
-    external_registry.add(t);
+    external_registry.add_shared(t);
   }
   t.set_state(ThreadState::ready);
   try {
     Dispatch::make_ready(t);
   } catch (...) {
-    t.registry_->remove(t);
+    t.registry_->remove(t, p != nullptr && t.registry_ == &p->state_->registry);
     t.set_state(ThreadState::created);
     throw;
   }
@@ -325,7 +325,7 @@ void RuntimeImpl::finished_holding_locks(Thread& t) noexcept {
   std::string message = t.describe() + " finished while holding " + std::to_string(t.locks_held_) +
                         " lock(s) or monitor(s); they stay held forever";
   logger->error("{}", message);
-  if (t.forked_) retained.add(t);
+  if (t.forked_) retained.add_shared(t);
   try {
     throw UsageError(message);
   } catch (...) {
@@ -710,7 +710,7 @@ void RuntimeImpl::abandon_survivors() {
   }
   if (survivors.size() > kNamed) names << "\n  ... and " << survivors.size() - kNamed << " more";
   for (Thread* t : survivors) {
-    t->registry_->remove(*t);
+    t->registry_->remove(*t, false);
     Dispatch::discard_stack(*t, stacks);
     t->task_.reset();
     t->destroy_locals();
@@ -720,7 +720,7 @@ void RuntimeImpl::abandon_survivors() {
     const bool free_it = t->forked_ && !t->handle_attached_;
     // Its handle may be lost with an abandoned stack: freed with the runtime. Registered before
     // the spinlock is released, so that a handle released meanwhile sees it kept.
-    if (!free_it && t->forked_) retained.add(*t);
+    if (!free_it && t->forked_) retained.add_shared(*t);
     t->spin_unlock();
     if (free_it) delete t;
   }

@@ -39,7 +39,6 @@ Thread::Thread(ThreadAttributes attributes)
       priority_(attributes.priority) {
   set_scheduling(attributes);
   queue_hook_.owner = this;
-  registry_hook_.owner = this;
 }
 
 Thread::Thread(std::string name, std::size_t stack_size)

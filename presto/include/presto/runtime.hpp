@@ -296,7 +296,8 @@ class Runtime {
   WaitPolicy wait_policy() const noexcept { return wait_policy_; }
 
   // Calls f(const Thread&) for every thread the runtime knows (live, or finished but still
-  // held by a JoinHandle). Takes each processor's registry lock in turn; f must not block.
+  // held by a JoinHandle). Walks each processor's registry in turn; a thread that ends meanwhile
+  // waits for the walk to finish before it can be reused, so f must not block.
   template <class F>
   void for_each_thread(F&& f) const {
     visit_threads([](void* ctx, const Thread& t) { (*static_cast<std::remove_reference_t<F>*>(ctx))(t); },

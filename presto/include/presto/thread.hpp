@@ -288,8 +288,9 @@ class Thread : public SynchroObject {
   detail::TaskSlot task_;
   std::exception_ptr exception_;
   detail::QueueHook queue_hook_;     // ready pool or wait queue
-  detail::QueueHook registry_hook_;  // the runtime's list of live threads
+  // The runtime's registry of live threads that holds it, and its slot there.
   detail::Registry* registry_ = nullptr;
+  std::atomic<Thread*>* registry_slot_ = nullptr;
   Clock::time_point deadline_{};
   // Its place in the timer heap (kNoTimer: none). Written under the timer service's lock, also
   // when another thread's timer moves it in the heap; read without the lock by a waker asking

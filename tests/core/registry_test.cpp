@@ -1,0 +1,78 @@
+// The registry of live threads (presto/src/registry.hpp) seen through the public API: walks
+// (Runtime::for_each_thread) racing threads that start and end on every processor, and slots
+// emptied on one processor reused by another, with live_threads exact after each phase.
+
+#include <atomic>
+#include <cstdint>
+#include <set>
+#include <vector>
+
+#include "test_support.hpp"
+
+using namespace presto;
+
+TEST_CASE("walks of the registry race threads that start and end on every processor", "[core][registry]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  const std::size_t rounds = presto::test::scaled(200);
+  presto::test::run(cfg, [&] {
+    Runtime& rt = *this_thread::runtime();
+    std::atomic<bool> stop{false};
+    std::size_t walks = 0;
+    bool ids_unique = true, saw_walker = true;
+    auto walker = fork([&] {
+      const Thread& me = Thread::current();
+      while (!stop.load(std::memory_order_acquire)) {
+        std::set<std::uint64_t> ids;
+        bool seen = false;
+        rt.for_each_thread([&](const Thread& t) {
+          // Read what a report reads: a thread that ends meanwhile must stay valid until the
+          // walk is over (AddressSanitizer checks it), and be seen whole (ThreadSanitizer).
+          ids_unique = ids.insert(t.id()).second && ids_unique;
+          seen = seen || &t == &me;
+          (void)t.state();
+          (void)t.describe();
+        });
+        saw_walker = saw_walker && seen;
+        ++walks;
+        this_thread::yield();
+      }
+    });
+    for (std::size_t r = 0; r < rounds; ++r) {
+      std::vector<JoinHandle<void>> batch;
+      for (int i = 0; i < 16; ++i) batch.push_back(fork([] { this_thread::yield(); }));
+      for (auto& h : batch) h.join();
+    }
+    stop.store(true, std::memory_order_release);
+    walker.join();
+    CHECK(walks > 0);
+    CHECK(ids_unique);
+    CHECK(saw_walker);
+    return 0;
+  });
+}
+
+TEST_CASE("slots emptied on other processors are reused; live_threads stays exact", "[core][registry]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  const std::size_t n = presto::test::scaled(3'000);
+  presto::test::run(cfg, [&] {
+    Runtime& rt = *this_thread::runtime();
+    for (int round = 0; round < 4; ++round) {
+      INFO("round " << round);
+      Barrier gate{n + 1, "gate"};
+      std::vector<JoinHandle<void>> handles;
+      handles.reserve(n);
+      // Forked here, ended wherever the pool runs them after the gate opens.
+      for (std::size_t i = 0; i < n; ++i) handles.push_back(fork([&] { gate.arrive_and_wait(); }));
+      CHECK(rt.stats().live_threads == n + 1);
+      std::size_t visited = 0;
+      rt.for_each_thread([&](const Thread&) { ++visited; });
+      CHECK(visited == n + 1);
+      gate.arrive_and_wait();
+      for (auto& h : handles) h.join();
+      CHECK(rt.stats().live_threads == 1);
+    }
+    return 0;
+  });
+}
