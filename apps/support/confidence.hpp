@@ -4,15 +4,17 @@
 // presto::apps::t_quantile: Student's t quantile for any two-sided level in (0, 1) and any
 // degrees of freedom >= 1 (within 1e-9 relative; `normal_df` gives the normal limit).
 // presto::apps::bonferroni_level: the level at which each of k figures is checked so that all k
-// together are a family-wise statement at the given level.
+// together are a family-wise statement at the given level; percent_text prints such a level.
 
 #pragma once
 
+#include <algorithm>
 #include <cmath>
 #include <cstddef>
 #include <cstdio>
 #include <limits>
 #include <stdexcept>
+#include <string>
 #include <vector>
 
 namespace presto::apps {
@@ -109,6 +111,16 @@ inline double bonferroni_level(double family_level, std::size_t figures) {
   detail::check_level(family_level);
   if (figures == 0) throw std::invalid_argument("a family of checks needs at least one figure");
   return 1 - (1 - family_level) / static_cast<double>(figures);
+}
+
+// A level as a percentage with the decimals that tell it from its neighbours: 0.99 "99",
+// 0.995 "99.5", 0.9995 "99.95", 0.99995 "99.995".
+inline std::string percent_text(double level) {
+  detail::check_level(level);
+  const int decimals = std::max(0, static_cast<int>(std::ceil(-std::log10(100 * (1 - level)) - 1e-9)));
+  char text[48];
+  std::snprintf(text, sizeof text, "%.*f", decimals, 100 * level);
+  return text;
 }
 
 struct Interval {
