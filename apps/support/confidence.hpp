@@ -113,14 +113,19 @@ inline double bonferroni_level(double family_level, std::size_t figures) {
   return 1 - (1 - family_level) / static_cast<double>(figures);
 }
 
-// A level as a percentage with the decimals that tell it from its neighbours: 0.99 "99",
-// 0.995 "99.5", 0.9995 "99.95", 0.99995 "99.995".
+// A level as a percentage whose shortfall from 100% keeps two significant figures, without
+// trailing zeros: 0.99 "99", 0.995 "99.5", 0.99875 "99.88", 0.9995 "99.95", 1 - 0.01/21 "99.952".
 inline std::string percent_text(double level) {
   detail::check_level(level);
-  const int decimals = std::max(0, static_cast<int>(std::ceil(-std::log10(100 * (1 - level)) - 1e-9)));
+  const int decimals = std::max(0, static_cast<int>(std::floor(-std::log10(100 * (1 - level)) + 1e-9)) + 2);
   char text[48];
   std::snprintf(text, sizeof text, "%.*f", decimals, 100 * level);
-  return text;
+  std::string s = text;
+  if (s.find('.') != std::string::npos) {
+    while (s.back() == '0') s.pop_back();
+    if (s.back() == '.') s.pop_back();
+  }
+  return s;
 }
 
 struct Interval {

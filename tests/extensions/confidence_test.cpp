@@ -1,6 +1,7 @@
 // apps/support/confidence.hpp: Student's t quantile against the published table (Abramowitz and
 // Stegun, table 26.10, to its four significant figures) at 90, 95, 99 and 99.9%, the normal limit,
-// the old 99% table's values, Bonferroni levels, intervals at a chosen level, and the errors.
+// the old 99% table's values, Bonferroni levels and their printing, intervals at a chosen level,
+// and the errors.
 
 #include <cmath>
 #include <cstddef>
@@ -60,6 +61,14 @@ TEST_CASE("Bonferroni levels and intervals at a chosen level", "[apps][confidenc
   CHECK(bonferroni_level(0.99, 1) == Approx(0.99));
   CHECK(bonferroni_level(0.99, 20) == Approx(0.9995));
   CHECK(bonferroni_level(0.95, 5) == Approx(0.99));
+  CHECK(presto::apps::percent_text(0.99) == "99");
+  CHECK(presto::apps::percent_text(0.95) == "95");
+  CHECK(presto::apps::percent_text(0.995) == "99.5");
+  CHECK(presto::apps::percent_text(bonferroni_level(0.99, 8)) == "99.88");
+  CHECK(presto::apps::percent_text(bonferroni_level(0.99, 20)) == "99.95");
+  CHECK(presto::apps::percent_text(bonferroni_level(0.99, 21)) == "99.952");
+  CHECK(presto::apps::percent_text(0.99995) == "99.995");
+  CHECK(presto::apps::percent_text(0.9) == "90");
   const std::vector<double> samples{1, 2, 3, 4, 5, 6, 7, 8, 9, 10};  // mean 5.5, standard error sqrt(55/6 / 10)
   const double se = std::sqrt(55.0 / 6 / 10);
   CHECK(confidence_interval(samples).mean == Approx(5.5));
