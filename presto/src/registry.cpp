@@ -55,7 +55,8 @@ void Registry::remove(Thread& t, bool by_owner) noexcept {
   t.registry_ = nullptr;
   slot->store(nullptr, std::memory_order_relaxed);
   light_fence();  // pairs with for_each's heavy fence
-  if (readers_.load(std::memory_order_relaxed) != 0) [[unlikely]] wait_for_readers();
+  // Acquire: a walk that has already ended (the count back at 0) ended before t is reused.
+  if (readers_.load(std::memory_order_acquire) != 0) [[unlikely]] wait_for_readers();
   if (by_owner) free_.push_back(slot);
 }
 
