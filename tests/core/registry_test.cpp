@@ -82,3 +82,23 @@ TEST_CASE("slots emptied on other processors are reused; live_threads stays exac
     return 0;
   });
 }
+
+TEST_CASE("a walk lists threads that have started and not ended, not finished ones held by a handle", "[core][registry]") {
+  Runtime rt{{.processors = 1, .seed = presto::test::seed()}};
+  rt.run([&] {
+    auto listed = [&](std::uint64_t id) {
+      bool found = false;
+      rt.for_each_thread([&](const Thread& t) { found = found || t.id() == id; });
+      return found;
+    };
+    std::atomic<bool> ran{false};
+    auto child = fork([&] { ran.store(true); });
+    CHECK(listed(child.id()));  // started (ready), not yet run
+    this_thread::yield();       // one processor: the child runs to its end here
+    REQUIRE(ran.load());
+    CHECK_FALSE(listed(child.id()));  // ended; its handle still holds it
+    CHECK(listed(Thread::current().id()));
+    child.join();
+  });
+  presto::test::check_no_leaks(rt);
+}

@@ -295,9 +295,9 @@ class Runtime {
   // RuntimeConfig::wait_policy (never WaitMode::inherit).
   WaitPolicy wait_policy() const noexcept { return wait_policy_; }
 
-  // Calls f(const Thread&) for every thread the runtime knows (live, or finished but still
-  // held by a JoinHandle). Walks each processor's registry in turn; a thread that ends meanwhile
-  // waits for the walk to finish before it can be reused, so f must not block.
+  // Calls f(const Thread&) for every thread of the runtime that has started and not yet ended.
+  // Walks each processor's registry in turn; a thread that ends meanwhile waits for the walk to
+  // finish before it can be reused, so f must not block.
   template <class F>
   void for_each_thread(F&& f) const {
     visit_threads([](void* ctx, const Thread& t) { (*static_cast<std::remove_reference_t<F>*>(ctx))(t); },
