@@ -29,11 +29,9 @@ void Registry::add_shared(Thread& t) {
 
 void Registry::refill() {
   // Every empty slot is free: only the owner fills slots, and free_ holds none of them now.
-  for (Chunk* c = head_.load(std::memory_order_relaxed); c != nullptr; c = c->next.load(std::memory_order_relaxed)) {
-    for (std::size_t i = 0; i < c->size; ++i) {
-      if (c->slots[i].load(std::memory_order_relaxed) == nullptr) free_.push_back(&c->slots[i]);
-    }
-  }
+  for_each_slot([&](Slot& slot) {
+    if (slot.load(std::memory_order_relaxed) == nullptr) free_.push_back(&slot);
+  });
   if (free_.size() * 4 > capacity_) return;
   // Grow geometrically, so that sweeps cost O(1) per added thread.
   auto chunk = std::make_unique<Chunk>(std::max<std::size_t>(64, capacity_));
@@ -67,9 +65,7 @@ void Registry::wait_for_readers() const noexcept {
 
 std::size_t Registry::size() const noexcept {
   std::size_t n = 0;
-  for (Chunk* c = head_.load(std::memory_order_acquire); c != nullptr; c = c->next.load(std::memory_order_acquire)) {
-    for (std::size_t i = 0; i < c->size; ++i) n += c->slots[i].load(std::memory_order_relaxed) != nullptr;
-  }
+  for_each_slot([&](const Slot& slot) { n += slot.load(std::memory_order_relaxed) != nullptr; });
   return n;
 }
 

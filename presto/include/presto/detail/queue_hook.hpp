@@ -1,6 +1,6 @@
 #pragma once
-// Intrusive links for lists of threads: ThreadQueue (ready pools, wait queues) and the
-// runtime's registry of live threads. A thread has one hook per list it can be on at once.
+// Intrusive links for lists of threads: ThreadQueue (ready pools, wait queues). A thread has
+// one hook per list it can be on at once.
 
 #include <presto/version.hpp>  // first: the C++20 check
 
