@@ -58,15 +58,21 @@ inline double t_two_sided_probability(double t, std::size_t df) {
   return s * sum;
 }
 
+// The point of [lo, hi] where `below` (true left of it, false right of it) changes, by at most
+// 200 bisections, to a relative width of `tolerance`.
+template <class Below>
+double bisect(double lo, double hi, double tolerance, Below below) {
+  for (int i = 0; i < 200 && hi - lo > tolerance * hi; ++i) {
+    const double mid = (lo + hi) / 2;
+    (below(mid) ? lo : hi) = mid;
+  }
+  return (lo + hi) / 2;
+}
+
 // The standard normal quantile z with P(|Z| <= z) = level, by bisection on erfc.
 inline double normal_two_sided_quantile(double level) {
   const double tail = 1 - level;  // P(|Z| > z) = erfc(z / sqrt 2)
-  double lo = 0, hi = 40;
-  for (int i = 0; i < 200 && hi - lo > 1e-15 * hi; ++i) {
-    const double mid = (lo + hi) / 2;
-    (std::erfc(mid / std::sqrt(2.0)) > tail ? lo : hi) = mid;
-  }
-  return (lo + hi) / 2;
+  return bisect(0, 40, 1e-15, [tail](double z) { return std::erfc(z / std::sqrt(2.0)) > tail; });
 }
 
 }  // namespace detail
@@ -95,11 +101,8 @@ inline double t_quantile(double two_sided_level, std::size_t df) {
     hi *= 2;
     if (hi > 1e300) return hi;  // a level so close to 1 that double cannot tell
   }
-  for (int i = 0; i < 200 && hi - lo > 1e-13 * hi; ++i) {
-    const double mid = (lo + hi) / 2;
-    (detail::t_two_sided_probability(mid, df) < two_sided_level ? lo : hi) = mid;
-  }
-  return (lo + hi) / 2;
+  return detail::bisect(lo, hi, 1e-13,
+                        [&](double t) { return detail::t_two_sided_probability(t, df) < two_sided_level; });
 }
 
 // Student's t quantile for a two-sided 99% interval with `df` degrees of freedom.
