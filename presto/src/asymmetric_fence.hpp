@@ -26,7 +26,7 @@ inline void full_fence() noexcept { g_fence_word.fetch_add(0, std::memory_order_
 inline void full_fence() noexcept { std::atomic_thread_fence(std::memory_order_seq_cst); }
 #endif
 
-inline void light_fence() noexcept {
+[[gnu::always_inline]] inline void light_fence() noexcept {
   if (PRESTO_TSAN || !g_asymmetric_fences) {
     full_fence();
   } else {

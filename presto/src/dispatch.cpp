@@ -11,6 +11,7 @@
 #include <presto/detail/preempt_count.hpp>
 
 #include "context_switch.hpp"
+#include "owned_queue_owner.hpp"
 #include "quantum_timer.hpp"
 #include "runtime_impl.hpp"
 #if PRESTO_ASAN
@@ -61,7 +62,7 @@ PRESTO_INLINE Thread* Dispatch::scheduler_next(RuntimeImpl& r, Processor& p) {
   if (!s.plain_) [[unlikely]] return s.next(p);
   ThreadPool& pool = s.pool();
   if (LocalQueuePool* local = pool.local_; local != nullptr && p.index_ < local->count_ && local->pinned_.size() == 0) [[likely]] {
-    if (Thread* t = local->queues_[p.index_].pop_front(); t != nullptr) [[likely]] return t;
+    if (Thread* t = local->queues_[p.index_].owner_pop_front(); t != nullptr) [[likely]] return t;
   }
   return pool.get(p);
 }
@@ -74,7 +75,7 @@ PRESTO_INLINE void Dispatch::scheduler_ready(RuntimeImpl& r, Processor& p, Threa
   }
   ThreadPool& pool = s.pool();
   if (LocalQueuePool* local = pool.local_; local != nullptr && p.index_ < local->count_ && pinned_to(t) == Thread::kAnyProcessor) [[likely]] {
-    local->enqueue(local->queues_[p.index_], t);
+    local->queues_[p.index_].owner_push(t, local->order_ == LocalQueuePool::Order::lifo);
     return;
   }
   pool.put(t);
@@ -85,7 +86,7 @@ PRESTO_INLINE bool Dispatch::scheduler_withdraw(RuntimeImpl& r, Processor& p, Th
   if (!s.plain_) [[unlikely]] return s.withdraw(t);
   ThreadPool& pool = s.pool();
   if (LocalQueuePool* local = pool.local_; local != nullptr && p.index_ < local->count_) [[likely]] {
-    if (local->queues_[p.index_].withdraw(t)) [[likely]] return true;
+    return local->queues_[p.index_].owner_withdraw(t) || local->withdraw_elsewhere(t, p.index_);
   }
   return pool.withdraw(t);
 }
@@ -106,10 +107,10 @@ bool Dispatch::has_work_for(Processor& p) noexcept {
 
 // A yield with a plain Scheduler over a waker-placement LocalQueuePool, where p's own queue
 // serves (no pinned thread waiting, self not pinned) and its first thread has run before: that
-// thread and self change places in the queue under one hold of its lock, which is kept across
-// the switch and released by the next context once self's context is saved (After::
-// release_queue), so no thief or joiner takes self half-saved. Instead of a pop and a push
-// under two holds, with the scheduler looked up again on the far side. The queue's size does not
+// thread and self change places in the queue under one owner's hold (OwnedQueue: no locked
+// instruction while no other processor uses the queue), which is kept across the switch and
+// released by the next context once self's context is saved (After::release_queue), so no
+// thief or joiner takes self half-saved. Instead of a pop and a push under two holds, with the scheduler looked up again on the far side. The queue's size does not
 // change. Anything else (an empty own queue, where the pool would steal; a thread that needs a
 // stack; a run that is ending; a check or log the switch must make) takes the general path.
 PRESTO_INLINE bool Dispatch::yield_in_place(RuntimeImpl& r, Processor& p, Thread& self) {
@@ -121,13 +122,13 @@ PRESTO_INLINE bool Dispatch::yield_in_place(RuntimeImpl& r, Processor& p, Thread
   }
   LocalQueuePool::Queue& q = local->queues_[p.index_];
   if (q.size() == 0) return false;
-  q.lock();
-  Thread* next = q.front_locked();
+  q.owner_acquire();
+  Thread* next = q.front();
   if (next == nullptr || next->context_.fctx == nullptr) [[unlikely]] {
-    q.unlock();
+    q.owner_release();
     return false;
   }
-  q.exchange_front_locked(self, local->order_ == LocalQueuePool::Order::lifo);
+  q.exchange_front(self, local->order_ == LocalQueuePool::Order::lifo);
   p.after_ = Processor::After::release_queue;
   p.release_ = &q;
   switch_to(p, &self, self.context_, next);
@@ -386,7 +387,7 @@ PRESTO_INLINE void Dispatch::switch_to(Processor& p, Thread* from, ExecutionCont
   // Preemption is disabled per running thread: save the leaver's count and restore the next
   // one's. A sleeper's SynchroObject spinlock goes with the switch (the next context unlocks it).
   if constexpr (kCountPreemption) {
-    const unsigned handed = p.after_ == Processor::After::unlock || p.after_ == Processor::After::release_queue ? 1 : 0;
+    const unsigned handed = p.after_ == Processor::After::unlock ? 1 : 0;  // an owner's queue hold does not count
     if (from != nullptr) from->preempt_disabled_ = tl_preempt_disabled - handed;
     tl_preempt_disabled = (to != nullptr ? to->preempt_disabled_ : 0) + handed;
   }
@@ -438,7 +439,7 @@ PRESTO_INLINE void Dispatch::complete(Processor& p, void* from_context) noexcept
     case Processor::After::release_queue:
       from->context_.fctx = from_context;
       from->set_state(ThreadState::ready);
-      p.release_->unlock();
+      p.release_->owner_release();
       p.release_ = nullptr;
       break;
     case Processor::After::finish:

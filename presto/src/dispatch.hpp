@@ -8,8 +8,8 @@
 //   requeue  - it yielded: put it back in the ready pool
 //   unlock   - it went to sleep: release the SynchroObject spinlock it held, so a waker
 //              can find it only once its context is saved
-//   release_queue - it yielded and is already back in its processor's ready queue, whose lock
-//              it held across the switch (the common yield): release that lock
+//   release_queue - it yielded and is already back in its processor's ready queue, which it
+//              held across the switch (the common yield; OwnedQueue): release that hold
 //   finish   - it terminated: recycle its stack (its joiner was woken before the switch, so
 //              that the switch can go straight to it)
 // and then the gate is left. The gate is a per-processor spinlock held from the decision to
@@ -39,17 +39,21 @@ class Dispatch {
   // component.
   // The processor's quantum handler reads gate_depth_ on the same OS thread: the signal
   // fences keep the compiler from moving the gate's work outside the count.
-  static void enter(Processor& p) noexcept {
+  [[gnu::always_inline]] static void enter(Processor& p) noexcept {
     if (p.gate_depth_++ == 0) {
       p.in_gate_.store(true, std::memory_order_relaxed);
       light_fence();
     }
     std::atomic_signal_fence(std::memory_order_seq_cst);
   }
-  static void leave(Processor& p) noexcept {
+  [[gnu::always_inline]] static void leave(Processor& p) noexcept {
     std::atomic_signal_fence(std::memory_order_seq_cst);
     if (--p.gate_depth_ == 0) p.in_gate_.store(false, std::memory_order_release);
   }
+
+  // Whether the caller runs on p's OS thread inside p's gate: there it may work on p's own
+  // ready queue as its owner (detail::OwnedQueue).
+  static bool owns(const Processor& p) noexcept { return p.gate_depth_ != 0 && Processor::current() == &p; }
 
   // On the current thread's own stack:
   static void yield(Thread& self);

@@ -5,6 +5,9 @@
 #include <presto/runtime.hpp>
 #include <presto/thread.hpp>
 
+#include "dispatch.hpp"
+#include "owned_queue_owner.hpp"
+
 namespace presto {
 
 std::string_view to_string(LocalQueuePool::Placement placement) noexcept {
@@ -38,6 +41,7 @@ void LocalQueuePool::attach(const Runtime& rt) {
   pinned_.attach(n);
   runtime_ = &rt;
   queues_ = std::make_unique<Queue[]>(n);
+  for (std::size_t i = 0; i < n; ++i) queues_[i].set_bias_after(bias_after_);
   count_ = n;
 }
 
@@ -95,17 +99,11 @@ void LocalQueuePool::put(Thread& t) {
 Thread* LocalQueuePool::get(Processor& p) {
   if (count_ == 0) return nullptr;
   const std::size_t home = p.index() < count_ ? p.index() : 0;
+  // Called by p's dispatch (Scheduler::next), p works on its own queue as its owner.
+  const bool owner = home == p.index() && detail::Dispatch::owns(p);
   Thread* t = pinned_.get(p);
-  if (t == nullptr) t = queues_[home].pop_front();
-  if (t == nullptr) [[unlikely]] {
-    for (std::size_t i = home + 1; i != home; ++i) {  // steal, starting at the neighbour
-      if (i == count_) {
-        i = 0;
-        if (home == 0) break;
-      }
-      if ((t = order_ == Order::lifo ? queues_[i].pop_back() : queues_[i].pop_front()) != nullptr) break;
-    }
-  }
+  if (t == nullptr) t = owner ? queues_[home].owner_pop_front() : queues_[home].pop_front();
+  if (t == nullptr) [[unlikely]] t = steal(home, owner);
   if (placement_ == Placement::shortest) {
     const bool busy = t != nullptr;
     if (queues_[home].busy.load(std::memory_order_relaxed) != busy) queues_[home].busy.store(busy, std::memory_order_relaxed);
@@ -113,12 +111,35 @@ Thread* LocalQueuePool::get(Processor& p) {
   return t;
 }
 
+Thread* LocalQueuePool::steal(std::size_t home, bool owner) {
+  // From the neighbour on: the oldest thread of the first non-empty queue to run now and, for a
+  // processor that owns `home`, up to half of that queue into it, so that a processor that ran
+  // dry steals once for many threads instead of once a thread (Go's runqsteal does the same).
+  const bool lifo = order_ == Order::lifo;
+  ThreadQueue batch;
+  for (std::size_t i = home + 1; i != home; ++i) {
+    if (i == count_) {
+      i = 0;
+      if (home == 0) break;
+    }
+    if (queues_[i].take_half(batch, owner ? kStealLimit : 1, lifo) == 0) continue;
+    Thread* t = batch.pop_front();
+    if (batch.size() != 0) queues_[home].owner_push_all(batch, lifo);
+    return t;
+  }
+  return nullptr;
+}
+
 bool LocalQueuePool::withdraw(Thread& t) {
   if (count_ == 0) return false;
   const std::size_t own = own_queue();
   const std::size_t home = own < count_ ? own : 0;
-  for (std::size_t k = 0; k < count_; ++k) {
-    if (queues_[home + k < count_ ? home + k : home + k - count_].withdraw(t)) return true;
+  return queues_[home].withdraw(t) || withdraw_elsewhere(t, home);
+}
+
+bool LocalQueuePool::withdraw_elsewhere(Thread& t, std::size_t own) {
+  for (std::size_t k = 1; k < count_; ++k) {
+    if (queues_[own + k < count_ ? own + k : own + k - count_].withdraw(t)) return true;
   }
   return false;
 }
@@ -126,6 +147,12 @@ bool LocalQueuePool::withdraw(Thread& t) {
 std::size_t LocalQueuePool::unpinned() const noexcept {
   std::size_t n = 0;
   for (std::size_t i = 0; i < count_; ++i) n += queues_[i].size();
+  return n;
+}
+
+std::uint64_t LocalQueuePool::revocations() const noexcept {
+  std::uint64_t n = 0;
+  for (std::size_t i = 0; i < count_; ++i) n += queues_[i].revocations();
   return n;
 }
 

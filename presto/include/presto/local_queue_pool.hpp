@@ -7,7 +7,11 @@
 // instead, so that an in-order joiner and a thief would meet in the middle, was measured and
 // is worse: the thief then works at the end the forking processor pushes to, and Figure 3 on
 // two processors took 28 ms instead of 15.) Each queue has its own lock, on its own cache line, so processors
-// contend only when they steal. A thread with an affinity waits for its processor, which
+// contend only when they steal. Under the default scheduler a processor's own operations on its
+// queue (its yields, the threads it forks, wakes and joins) take no locked instruction while no
+// other processor or OS thread uses that queue: the queue is biased towards its processor after
+// `bias_after` such operations in a row, and the first other user revokes the bias at the cost
+// of a membarrier (detail/owned_queue.hpp; revocations() counts them). A thread with an affinity waits for its processor, which
 // serves such threads first; they are never stolen and ignore the placement.
 //
 // Where a thread that becomes ready goes is the pool's Placement (Joyce's question, Brinch
@@ -42,7 +46,7 @@
 #include <memory>
 #include <string_view>
 
-#include <presto/detail/locked_queue.hpp>
+#include <presto/detail/owned_queue.hpp>
 #include <presto/detail/pinned_queues.hpp>
 #include <presto/thread_pool.hpp>
 
@@ -54,8 +58,11 @@ class LocalQueuePool final : public ThreadPool {
 
   enum class Order : unsigned char { fifo, lifo };
 
-  explicit LocalQueuePool(Placement placement = Placement::waker, Order order = Order::fifo) noexcept
-      : placement_(placement), order_(order) {
+  // bias_after: a processor's operations on its own queue, in a row and with no other user's,
+  // after which it works on it without the lock until another user comes (0: always lock).
+  explicit LocalQueuePool(Placement placement = Placement::waker, Order order = Order::fifo,
+                          unsigned bias_after = detail::OwnedQueue::kBiasAfter) noexcept
+      : placement_(placement), order_(order), bias_after_(bias_after) {
     if (placement == Placement::waker) local_ = this;
   }
   ~LocalQueuePool() override;
@@ -75,11 +82,17 @@ class LocalQueuePool final : public ThreadPool {
   Order order() const noexcept { return order_; }
   // The threads waiting in processor `index`'s queue (0 for an index out of range).
   std::size_t queued(std::size_t index) const noexcept;
+  unsigned bias_after() const noexcept { return bias_after_; }
+  // Times another processor or OS thread came to a queue biased towards its processor and
+  // revoked the bias (each a membarrier, a few microseconds), over every queue so far.
+  std::uint64_t revocations() const noexcept;
 
  private:
   friend class detail::Dispatch;
 
-  struct alignas(64) Queue : detail::LockedQueue {
+  // Processor i's queue: i pushes and pops it without a locked instruction while the others
+  // leave it alone (detail::OwnedQueue); they, and the virtual calls above, take its lock.
+  struct alignas(64) Queue : detail::OwnedQueue {
     // Its processor is running a thread it got from this pool (for the shortest placement).
     std::atomic<bool> busy{false};
   };
@@ -88,6 +101,12 @@ class LocalQueuePool final : public ThreadPool {
   std::size_t place(Thread& t) noexcept;      // every placement but waker
   std::size_t shortest() const noexcept;
   std::size_t unpinned() const noexcept;
+  // The oldest thread of another queue, and up to half of that queue into `home` if the caller
+  // owns it (at most kStealLimit threads); nullptr if every other queue is empty.
+  Thread* steal(std::size_t home, bool owner);
+  static constexpr std::size_t kStealLimit = 128;
+  // withdraw() from every queue but `own`'s (the dispatch path withdraws from its own as owner).
+  bool withdraw_elsewhere(Thread& t, std::size_t own);
 
   // Puts t into queue q (inline: the dispatch path's put is this too; a template only so that
   // it can be defined before Thread is, as ThreadQueue's operations).
@@ -102,6 +121,7 @@ class LocalQueuePool final : public ThreadPool {
 
   const Placement placement_;
   const Order order_;
+  const unsigned bias_after_;
   const Runtime* runtime_ = nullptr;
   std::unique_ptr<Queue[]> queues_;
   std::size_t count_ = 0;

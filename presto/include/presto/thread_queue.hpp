@@ -25,11 +25,11 @@ class ThreadQueue {
   // The operations that take a thread are templates only so that they can be defined here,
   // before Thread is; call them with any Thread (or subclass) object.
   template <class T = Thread>
-  void push_back(T& t) {
+  [[gnu::always_inline]] void push_back(T& t) {  // inline: every ready queue's push is this
     list_.push_back(link(t));
   }
   template <class T = Thread>
-  void push_front(T& t) {
+  [[gnu::always_inline]] void push_front(T& t) {
     list_.push_front(link(t));
   }
   Thread* pop_front() noexcept { return list_.head != nullptr ? list_.pop_front().owner : nullptr; }

@@ -1,6 +1,7 @@
 #pragma once
 // LockedQueue: a ThreadQueue under its own spinlock, with a size readable without the lock.
-// The building block of the FIFO, LIFO and per-processor pools.
+// The building block of the FIFO and LIFO pools and the pinned queues (a processor's own queue
+// of LocalQueuePool is an OwnedQueue).
 
 #include <atomic>
 #include <cstddef>
@@ -49,24 +50,6 @@ class LockedQueue {
     publish_size();
     return removed;
   }
-  // The owner's yield (Dispatch::yield), which keeps the lock across a switch so that nobody
-  // takes the yielding thread before its context is saved: lock(), front_locked() to see the
-  // next thread, exchange_front_locked(t, ...) to take it and queue t in its place (at the front
-  // or at the back; the size does not change), and unlock() once t's context is saved.
-  [[gnu::always_inline]] void lock() noexcept { lock_.lock(); }
-  [[gnu::always_inline]] void unlock() noexcept { lock_.unlock(); }
-  Thread* front_locked() const noexcept { return queue_.front(); }
-  template <class T = Thread>
-  [[gnu::always_inline]] Thread* exchange_front_locked(T& t, bool to_front) noexcept {
-    Thread* first = queue_.pop_front();
-    if (to_front) {
-      queue_.push_front(t);
-    } else {
-      queue_.push_back(t);
-    }
-    return first;
-  }
-
   // Exact while no push or pop is in flight.
   std::size_t size() const noexcept { return size_.load(std::memory_order_relaxed); }
 

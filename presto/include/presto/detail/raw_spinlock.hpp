@@ -50,6 +50,10 @@ class RawSpinlock {
     locked_.store(false, std::memory_order_release);
     preempt_enable_quietly();
   }
+  // For a holder that cannot be preempted anyway (inside its processor's gate): the lock
+  // without the preemption count.
+  [[gnu::always_inline]] void lock_unpreemptible() noexcept { ttas_lock(locked_); }
+  [[gnu::always_inline]] void unlock_unpreemptible() noexcept { locked_.store(false, std::memory_order_release); }
   bool is_locked() const noexcept { return locked_.load(std::memory_order_relaxed); }
 
  private:
