@@ -11,7 +11,9 @@ Steps: builds presto_bench (ninja), builds and runs the Go peer (benchmarks/peer
 Go toolchain is installed, runs presto_bench with the Go results so that every ratio comes
 from this one run, runs the apps and the echo servers (benchmarks/echo/echo_bench.py: PRESTO,
 Go, Boost.Fiber + Asio under one client), then writes results.jsonl (one JSON line per
-measurement and per ratio), table.md and SVG plots. Standard library only.
+measurement and per ratio), table.md and SVG plots. Standard library only. Right after
+presto_bench it runs benchmarks/psim_phold --no-sweep, whose ratios (PSIM's PHOLD targets)
+join the target table.
 """
 
 import argparse
@@ -50,6 +52,11 @@ def build_suite(build_dir):
     run(["ninja", "-C", build_dir, "benchmarks/presto_bench", "benchmarks/sharing_job"], stdout=sys.stderr)
     if shutil.which("pkg-config") and subprocess.run(["pkg-config", "--exists", "ck"]).returncode == 0:
         run(["ninja", "-C", build_dir, "benchmarks/spinlocks"], stdout=sys.stderr)  # needs Concurrency Kit
+    # PSIM's PHOLD targets; optional like the apps: a build without it skips them (run_phold says so).
+    cmd = ["ninja", "-C", build_dir, "benchmarks/psim_phold"]
+    log(" ".join(cmd))
+    if subprocess.run(cmd, stdout=sys.stderr).returncode != 0:
+        log("benchmarks/psim_phold does not build here: the PSIM PHOLD targets are skipped")
 
 
 def go_peer(args, build_dir, counts):
@@ -97,6 +104,23 @@ def run_suite(args, build_dir, out_dir):
         for rec in measurements + ratios:
             f.write(json.dumps(rec) + "\n")
     return measurements, ratios
+
+
+def run_phold(args, build_dir, out_dir):
+    """Runs benchmarks/psim_phold --no-sweep (PSIM's PHOLD on 1 and 2 processors beside PSIM's
+    sequential simulator, in the same run); appends its ratio lines (the PSIM PHOLD targets) to
+    results.jsonl and returns them, or [] when it was not built."""
+    exe = os.path.join(build_dir, "benchmarks", "psim_phold")
+    if not os.path.exists(exe):
+        log("benchmarks/psim_phold not built: the PSIM PHOLD targets are skipped")
+        return []
+    out = run([exe, "--no-sweep"] + (["--quick"] if args.quick else []), stdout=subprocess.PIPE).stdout
+    sys.stdout.write(out)
+    ratios = [rec for rec in (json.loads(l) for l in out.splitlines() if l.startswith("{")) if "ratio" in rec]
+    with open(os.path.join(out_dir, "results.jsonl"), "a") as f:
+        for rec in ratios:
+            f.write(json.dumps(rec) + "\n")
+    return ratios
 
 
 def run_spinlocks(args, build_dir, out_dir):
@@ -665,6 +689,7 @@ def main():
         build_suite(build_dir)
         built = build_apps(build_dir)
     ms, ratios = run_suite(args, build_dir, out_dir)
+    ratios += run_phold(args, build_dir, out_dir)
     app_ms = run_apps(args, build_dir, built)
     procsched_ms = run_procsched(args, build_dir, out_dir)
     with open(os.path.join(out_dir, "results.jsonl"), "a") as f:

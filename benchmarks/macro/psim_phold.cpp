@@ -10,8 +10,10 @@
 //
 // --no-sweep measures the ratios only (the sweep takes minutes; run it on a quiet machine).
 // Multi-processor ratios need the cores: the run prints the CPU time it got per wall second.
-// Targets: PSIM on 1 processor >= 0.5x the sequential simulator's event rate; on 2 processors
-// >= 1.6x the 1-processor rate with lookahead 1 (mean 1) and >= 1 us of work per event.
+// Targets: PSIM on 1 processor >= 0.5x the sequential simulator's event rate with no work per
+// event; on 2 processors >= 1.6x the 1-processor rate with lookahead 1 (mean 1) and >= 1 us of
+// work per event. They print as ratio lines (support/harness.hpp's JSON), which
+// benchmarks/run.py adds to the suite's target table.
 
 #include <chrono>
 #include <cstdio>
@@ -175,14 +177,23 @@ int main(int argc, char** argv) {
   std::printf("%-40s %14.0f %14.0f\n", "PSIM null messages, work 1us", rate(cmb1), rate(cmb2) / 2);
   std::printf("%-40s %14.0f %14.0f\n", "PSIM deadlock recovery, work 1us", rate(dr1), rate(dr2) / 2);
 
+  // The targets, one ratio per protocol, as print_ratios prints presto_bench's: a table, then one
+  // JSON line each, which benchmarks/run.py adds to the suite's target table. The harness works
+  // on times per event; a ratio of event rates is the inverse ratio of those times, so each
+  // target reads "at least" (at_most false: value = baseline's ns / PSIM's ns): PSIM's rate over
+  // the sequential simulator's, 2 processors' rate over 1 processor's; a miss's "off by" is the
+  // factor by which PSIM's time per event must still shrink.
   bench::print_ratios({
-      {"P=1 null msgs vs sequential, work 0", cmb0, seq0, 0.5, false},
-      {"P=1 recovery vs sequential, work 0", dr0, seq0, 0.5, false},
-      {"P=1 null msgs vs sequential, work 1us", cmb1, seq, 0.5, false},
-      {"P=1 recovery vs sequential, work 1us", dr1, seq, 0.5, false},
-      {"P=2 vs P=1, null msgs, lookahead 1, 1us", cmb2, cmb1, 1.6, false},
-      {"P=2 vs P=1, recovery, lookahead 1, 1us", dr2, dr1, 1.6, false},
+      {"PSIM PHOLD, 1 proc, no work, null messages: event rate, PSIM / sequential simulator", cmb0, seq0, 0.5, false},
+      {"PSIM PHOLD, 1 proc, no work, deadlock recovery: event rate, PSIM / sequential simulator", dr0, seq0, 0.5,
+       false},
+      {"PSIM PHOLD, lookahead 1, 1 us work, null messages: event rate, 2 procs / 1 proc", cmb2, cmb1, 1.6, false},
+      {"PSIM PHOLD, lookahead 1, 1 us work, deadlock recovery: event rate, 2 procs / 1 proc", dr2, dr1, 1.6, false},
   });
+  // With 1 us of work per event one processor is no target of its own (the target is with no
+  // work), but shows how much of the gap the work hides; not a ratio line, so run.py leaves it out.
+  std::printf("P=1 vs sequential, work 1us (no target): null messages %.2fx, deadlock recovery %.2fx\n",
+              seq.median_ns / cmb1.median_ns, seq.median_ns / dr1.median_ns);
 
   // The schedulers side by side: no work per event, so the scheduling is what is measured.
   std::printf("\nns per event (median of %d), ratio to PSIM's own scheduler in this run, deadlock breaks per event\n",
