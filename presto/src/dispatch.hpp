@@ -53,7 +53,7 @@ class Dispatch {
 
   // Whether the caller runs on p's OS thread inside p's gate: there it may work on p's own
   // ready queue as its owner (detail::OwnedQueue).
-  static bool owns(const Processor& p) noexcept { return p.gate_depth_ != 0 && Processor::current() == &p; }
+  static bool owns(const Processor& p) noexcept { return Processor::current() == &p && p.gate_depth_ != 0; }
 
   // On the current thread's own stack:
   static void yield(Thread& self);
