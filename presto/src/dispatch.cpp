@@ -110,9 +110,10 @@ bool Dispatch::has_work_for(Processor& p) noexcept {
 // thread and self change places in the queue under one owner's hold (OwnedQueue: no locked
 // instruction while no other processor uses the queue), which is kept across the switch and
 // released by the next context once self's context is saved (After::release_queue), so no
-// thief or joiner takes self half-saved. Instead of a pop and a push under two holds, with the scheduler looked up again on the far side. The queue's size does not
-// change. Anything else (an empty own queue, where the pool would steal; a thread that needs a
-// stack; a run that is ending; a check or log the switch must make) takes the general path.
+// thief or joiner takes self half-saved. Instead of a pop and a push under two holds, with the
+// scheduler looked up again on the far side. The queue's size does not change. Anything else
+// (an empty own queue, where the pool would steal; a thread that needs a stack; a run that is
+// ending; a check or log the switch must make) takes the general path.
 PRESTO_INLINE bool Dispatch::yield_in_place(RuntimeImpl& r, Processor& p, Thread& self) {
   Scheduler& s = *r.scheduler.load(std::memory_order_acquire);
   LocalQueuePool* local = s.pool().local_;
