@@ -35,15 +35,11 @@ namespace presto::detail {
 template <class T>
 [[gnu::always_inline]] inline void OwnedQueue::owner_push(T& t, bool to_front) {
   owner_acquire();
-  struct Release {
+  struct Release {  // the push throws if t is already queued
     OwnedQueue& q;
     ~Release() { q.owner_release(); }
   } release{*this};
-  if (to_front) {
-    queue_.push_front(t);
-  } else {
-    queue_.push_back(t);
-  }
+  put(t, to_front);
   publish_size();
 }
 
@@ -68,13 +64,7 @@ template <class T>
 
 [[gnu::always_inline]] inline void OwnedQueue::owner_push_all(ThreadQueue& from, bool to_front) noexcept {
   owner_acquire();
-  while (Thread* t = from.pop_front()) {
-    if (to_front) {
-      queue_.push_front(*t);
-    } else {
-      queue_.push_back(*t);
-    }
-  }
+  while (Thread* t = from.pop_front()) put(*t, to_front);
   publish_size();
   owner_release();
 }

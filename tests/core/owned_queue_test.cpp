@@ -16,12 +16,13 @@ namespace {
 
 // On 2 processors: a pair of threads yields to each other on processor 0 while processor 1 is
 // held by a spinner pinned there, so that processor 0's queue sees only its owner; then the
-// spinner ends, processor 1 steals from that queue, and the pair goes on. `rounds` times.
-// Returns the pool's revocations; every count is checked.
-std::uint64_t pair_and_thief(unsigned bias_after, std::size_t yields_per_round, int rounds) {
-  auto owned = std::make_unique<LocalQueuePool>(LocalQueuePool::Placement::waker, LocalQueuePool::Order::fifo,
-                                                bias_after);
+// spinner ends, processor 1 steals from that queue, and the pair goes on. `rounds` times, each
+// with four times the default pool's bias_after yields. Returns the pool's revocations; every
+// count is checked.
+std::uint64_t pair_and_thief(int rounds) {
+  auto owned = std::make_unique<LocalQueuePool>();
   LocalQueuePool& pool = *owned;
+  const std::uint64_t yields_per_round = 4 * std::uint64_t{pool.bias_after()};
   Runtime runtime{RuntimeConfig{.processors = 2, .pool = std::move(owned), .seed = presto::test::seed()}};
   runtime.run([&] {
     std::atomic<std::uint64_t> yields{0};
@@ -66,7 +67,7 @@ TEST_CASE("a processor's queue is biased towards it, revoked by a thief, and los
   INFO("seed " << presto::test::seed());
   // With the default threshold: biased after 16,384 quiet operations, so each round's pair
   // yields well past it before the spinner lets processor 1 steal.
-  const std::uint64_t revocations = pair_and_thief(LocalQueuePool{}.bias_after(), 4 * 16384, 3);
+  const std::uint64_t revocations = pair_and_thief(3);
   CHECK(revocations >= 1);
 }
 

@@ -11,8 +11,9 @@
 // queue (its yields, the threads it forks, wakes and joins) take no locked instruction while no
 // other processor or OS thread uses that queue: the queue is biased towards its processor after
 // `bias_after` such operations in a row, and the first other user revokes the bias at the cost
-// of a membarrier (detail/owned_queue.hpp; revocations() counts them). A thread with an affinity waits for its processor, which
-// serves such threads first; they are never stolen and ignore the placement.
+// of a membarrier (detail/owned_queue.hpp; revocations() counts them). A thread with an
+// affinity waits for its processor, which serves such threads first; they are never stolen and
+// ignore the placement.
 //
 // Where a thread that becomes ready goes is the pool's Placement (Joyce's question, Brinch
 // Hansen and Rangachari 1988; measured by benchmarks/micro/wakeup_placement.cpp, see

@@ -92,7 +92,7 @@ class Processor {
   After after_ = After::nothing;
   Thread* from_ = nullptr;  // the thread that left; nullptr: the native context or a dead thread
   SynchroObject* unlock_ = nullptr;
-  detail::OwnedQueue* release_ = nullptr;  // the ready queue a yield left locked (Dispatch::yield)
+  detail::OwnedQueue* release_ = nullptr;  // the ready queue a yield left held (Dispatch::yield)
   // A thread that finished leaves its stack and context here for the next context to free:
   // its control block may already be reused by its joiner.
   detail::Stack dead_stack_;

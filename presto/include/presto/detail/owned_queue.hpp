@@ -25,7 +25,6 @@
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
-#include <mutex>
 
 #include <presto/detail/raw_spinlock.hpp>
 #include <presto/thread_queue.hpp>
@@ -36,7 +35,6 @@ class OwnedQueue {
  public:
   static constexpr unsigned kBiasAfter = 16384;
 
-  unsigned bias_after() const noexcept { return bias_after_; }
   void set_bias_after(unsigned ops) noexcept { bias_after_ = ops; }  // before the queue is used
 
   // Anyone but the owner, under the lock (revoking the bias first).
@@ -102,11 +100,7 @@ class OwnedQueue {
   template <class T = Thread>
   Thread* exchange_front(T& t, bool to_front) noexcept {
     Thread* first = queue_.pop_front();
-    if (to_front) {
-      queue_.push_front(t);
-    } else {
-      queue_.push_back(t);
-    }
+    put(t, to_front);
     return first;
   }
   // One operation in a hold of its own.
@@ -120,8 +114,7 @@ class OwnedQueue {
 
   // Exact while no push or pop is in flight.
   std::size_t size() const noexcept { return size_.load(std::memory_order_relaxed); }
-  // Whether the owner may work without the lock now, and how often a bias was revoked.
-  bool biased() const noexcept { return biased_.load(std::memory_order_relaxed); }
+  // How often a bias was revoked.
   std::uint64_t revocations() const noexcept { return revocations_.load(std::memory_order_relaxed); }
 
  private:
@@ -142,6 +135,14 @@ class OwnedQueue {
   };
 
   [[gnu::cold, gnu::noinline]] void revoke() noexcept;  // under lock_
+  template <class T>
+  [[gnu::always_inline]] void put(T& t, bool to_front) {  // in a hold
+    if (to_front) {
+      queue_.push_front(t);
+    } else {
+      queue_.push_back(t);
+    }
+  }
   void publish_size() noexcept { size_.store(queue_.size(), std::memory_order_relaxed); }  // in a hold
 
   RawSpinlock lock_;
