@@ -9,8 +9,8 @@ Condition::~Condition() noexcept(false) { check_no_waiters(); }
 std::string Condition::describe() const { return SynchroObject::describe() + " of " + monitor_.describe(); }
 
 // The hot check inline; the message, which needs the strings, out of line.
-inline void Condition::check_owner(const Monitor::Entry* entry, const char* operation) const {
-  if ((entry == nullptr || &entry->monitor() == &monitor_) && monitor_.held_by_current_thread()) [[likely]] return;
+inline void Condition::check_owner(const Thread& me, const Monitor::Entry* entry, const char* operation) const {
+  if ((entry == nullptr || &entry->monitor() == &monitor_) && monitor_.owner() == &me) [[likely]] return;
   owner_error(entry, operation);
 }
 
@@ -24,16 +24,17 @@ void Condition::owner_error(const Monitor::Entry* entry, const char* operation) 
 }
 
 void Condition::wait(Monitor::Entry& entry) {
-  check_owner(&entry, "wait");
+  Thread& me = Thread::current();
+  check_owner(me, &entry, "wait");
   spin_lock();
   try {
-    monitor_.exit();  // a signaller needs our spinlock, so none slips in before we sleep
+    monitor_.unlock_as(me);  // a signaller needs our spinlock, so none slips in before we sleep
   } catch (...) {
     spin_unlock();
     throw;
   }
-  block();
-  monitor_.entry();
+  block_as(me);
+  monitor_.lock_as(me);
 }
 
 bool Condition::wait_until(Monitor::Entry& entry, Clock::time_point deadline) {
@@ -57,7 +58,7 @@ bool Condition::wait_until(Monitor::Entry& entry, Clock::time_point deadline, co
 
 WaitStatus Condition::wait_on(Monitor::Entry& entry, const Clock::time_point* deadline, const StopToken& token,
                               const char* operation) {
-  check_owner(&entry, operation);
+  check_owner(Thread::current(), &entry, operation);
   CancellableWait waiting{*this, token};
   spin_lock();
   try {
@@ -72,7 +73,7 @@ WaitStatus Condition::wait_on(Monitor::Entry& entry, const Clock::time_point* de
 }
 
 void Condition::signal() {
-  check_owner(nullptr, "signal");
+  check_owner(Thread::current(), nullptr, "signal");
   spin_lock();
   Thread* t = recall();
   spin_unlock();
@@ -80,7 +81,7 @@ void Condition::signal() {
 }
 
 void Condition::broadcast() {
-  check_owner(nullptr, "broadcast");
+  check_owner(Thread::current(), nullptr, "broadcast");
   spin_lock();
   ThreadQueue woken;
   while (Thread* t = recall()) woken.push_back(*t);

@@ -86,7 +86,7 @@ void Lock::lock_slow(Thread& me) {
   }
   acquire_or_wait(me, [&] {
     wait_.before_sleep(policy);
-    block();  // the holder's unlock now takes the slow path and wakes us
+    block_as(me);  // the holder's unlock now takes the slow path and wakes us
     wait_.after_sleep(policy);
     return true;
   });

@@ -85,11 +85,12 @@ bool SynchroObject::forget(Thread& t) noexcept {
   return true;
 }
 
-void SynchroObject::block() {
-  Thread& me = Thread::current();
+void SynchroObject::block() { block_as(Thread::current()); }
+
+void SynchroObject::block_as(Thread& me) {
   remember(me);  // UsageError (before sleeping) if it already waits somewhere
   if (me.plain_) {
-    me.sleep_on(*this, nullptr);  // Thread::sleep, without the virtual call
+    me.sleep_as_current(*this, nullptr);  // Thread::sleep, without the virtual call or the check
   } else {
     me.sleep(*this);
   }

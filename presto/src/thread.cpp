@@ -243,6 +243,10 @@ bool Thread::sleep_on(SynchroObject& so, const Clock::time_point* deadline) {
     throw UsageError(Thread::current().describe() + " tried to put " + describe() +
                      " to sleep; a thread can only put itself to sleep");
   }
+  return sleep_as_current(so, deadline);
+}
+
+bool Thread::sleep_as_current(SynchroObject& so, const Clock::time_point* deadline) {
   if (!so.waiting_.contains(*this)) {
     so.spin_unlock();
     throw UsageError(describe() + " went to sleep on " + so.describe() + " without being remembered by it");

@@ -73,8 +73,8 @@ class Condition : public SynchroObject {
   std::string describe() const override;  // "condition 'nonempty' of monitor 'buffer'"
 
  private:
-  // UsageError unless the caller holds the monitor (and `entry`, if given, is of it).
-  void check_owner(const Monitor::Entry* entry, const char* operation) const;
+  // UsageError unless the caller, `me`, holds the monitor (and `entry`, if given, is of it).
+  void check_owner(const Thread& me, const Monitor::Entry* entry, const char* operation) const;
   // The timed and cancellable wait; the monitor is held again on return.
   WaitStatus wait_on(Monitor::Entry& entry, const Clock::time_point* deadline, const StopToken& token,
                      const char* operation);

@@ -31,15 +31,7 @@ class Lock : public SynchroObject {
   explicit Lock(std::string name = {});
   ~Lock() noexcept(false) override;
 
-  void lock() {
-    Thread& me = Thread::current();
-    std::uintptr_t expected = 0;
-    if (!word_.compare_exchange_strong(expected, address(me), std::memory_order_acquire,
-                                       std::memory_order_relaxed)) {
-      lock_slow(me);
-    }
-    ++me.locks_held_;
-  }
+  void lock() { lock_as(Thread::current()); }
   // Acquires the lock if it is free. UsageError if the caller already holds it.
   bool try_lock();
   // Waits for the lock until `deadline` (sleeping, whatever the wait policy); false if it
@@ -54,15 +46,7 @@ class Lock : public SynchroObject {
   void lock(const StopToken& token) { lock_until(nullptr, token); }
   // As try_lock_until, and throws Cancelled as lock(token).
   bool try_lock_until(Clock::time_point deadline, const StopToken& token) { return lock_until(&deadline, token); }
-  void unlock() {
-    Thread& me = Thread::current();
-    std::uintptr_t expected = address(me);
-    if (!word_.compare_exchange_strong(expected, 0, std::memory_order_release,
-                                       std::memory_order_relaxed)) {
-      unlock_slow(me);
-    }
-    --me.locks_held_;
-  }
+  void unlock() { unlock_as(Thread::current()); }
 
   // The holder, or nullptr. A snapshot: it may change as soon as it is read, except when the
   // caller is the holder.
@@ -88,6 +72,8 @@ class Lock : public SynchroObject {
   void check_destroyable() noexcept(false);
 
  private:
+  friend class Condition;  // a wait exits and re-enters its monitor knowing the caller
+
   static constexpr std::uintptr_t kWaitersBit = 1;  // set while threads sleep in the queue
   static std::uintptr_t address(Thread& t) noexcept { return reinterpret_cast<std::uintptr_t>(&t); }
   void lock_slow(Thread& me);
@@ -98,6 +84,24 @@ class Lock : public SynchroObject {
   template <class Wait>
   bool acquire_or_wait(Thread& me, Wait&& wait);
   void unlock_slow(Thread& me);
+  // lock() and unlock() for a caller that already has `me`, the current thread: one lookup of
+  // Thread::current() (an out-of-line call) per Condition::wait instead of one per step.
+  void lock_as(Thread& me) {
+    std::uintptr_t expected = 0;
+    if (!word_.compare_exchange_strong(expected, address(me), std::memory_order_acquire,
+                                       std::memory_order_relaxed)) {
+      lock_slow(me);
+    }
+    ++me.locks_held_;
+  }
+  void unlock_as(Thread& me) {
+    std::uintptr_t expected = address(me);
+    if (!word_.compare_exchange_strong(expected, 0, std::memory_order_release,
+                                       std::memory_order_relaxed)) {
+      unlock_slow(me);
+    }
+    --me.locks_held_;
+  }
 
   std::atomic<std::uintptr_t> word_{0};  // owner address | kWaitersBit
   detail::WaitState wait_;

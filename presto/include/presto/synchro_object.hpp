@@ -134,8 +134,13 @@ class SynchroObject {
 
  private:
   friend class Thread;
+  friend class Lock;
+  friend class Condition;
   friend class detail::TimerService;
   friend class detail::RuntimeImpl;
+
+  // block() for a caller that already has `me`, the current thread (Lock and Condition).
+  void block_as(Thread& me);
 
   detail::RawSpinlock spin_;
   std::unique_ptr<Spinlock> custom_;  // set_spinlock's, or nullptr: spin_ is in use

@@ -235,6 +235,8 @@ class Thread : public SynchroObject {
     state_.store(static_cast<std::uint32_t>(s), std::memory_order_release);
   }
   bool sleep_on(SynchroObject& so, const Clock::time_point* deadline);
+  // sleep_on for a caller that knows this is the current thread.
+  bool sleep_as_current(SynchroObject& so, const Clock::time_point* deadline);
   bool external_sleep(SynchroObject& so, const Clock::time_point* deadline);
   void check_startable() const;
   void launch(Runtime* rt);
