@@ -14,7 +14,8 @@ namespace presto::detail {
 
 // Decided once per process (the kernel facility is process-wide).
 bool asymmetric_fences() noexcept;
-extern bool g_asymmetric_fences;
+// Hidden: the library's own, read in place rather than through the GOT on every gate entry.
+extern bool g_asymmetric_fences [[gnu::visibility("hidden")]];
 
 #if PRESTO_TSAN
 // ThreadSanitizer does not model standalone fences (and GCC refuses them under it): a seq_cst

@@ -132,7 +132,7 @@ PRESTO_INLINE bool Dispatch::yield_in_place(RuntimeImpl& r, Processor& p, Thread
   q.exchange_front(self, local->order_ == LocalQueuePool::Order::lifo);
   p.after_ = Processor::After::release_queue;
   p.release_ = &q;
-  switch_to(p, &self, self.context_, next);
+  switch_to(p, &self, self.context_, next, true);
   return true;
 }
 
@@ -375,13 +375,12 @@ __attribute__((noinline)) void Dispatch::switch_slow_checks(Processor& p, Thread
   }
 }
 
-PRESTO_INLINE void Dispatch::switch_to(Processor& p, Thread* from, ExecutionContext& here, Thread* to) {
+PRESTO_INLINE void Dispatch::switch_to(Processor& p, Thread* from, ExecutionContext& here, Thread* to, bool checked) {
   // Precondition: inside p's gate; p.after_ (and p.unlock_ or p.release_) say what the next
   // context does.
   // `here` is from's context, the native one, or a dead thread's.
-  RuntimeImpl& r = impl_of(p);
-  if ((from != nullptr && !from->stack_.guarded) || (to != nullptr && to->context_.fctx == nullptr) ||
-      r.debug_logging) [[unlikely]] {
+  if (!checked && ((from != nullptr && !from->stack_.guarded) || (to != nullptr && to->context_.fctx == nullptr) ||
+                    impl_of(p).debug_logging)) [[unlikely]] {
     switch_slow_checks(p, from, to);
   }
   p.from_ = from;
@@ -407,10 +406,28 @@ PRESTO_INLINE void Dispatch::switch_to(Processor& p, Thread* from, ExecutionCont
   complete(*static_cast<Processor*>(t.data), t.from);
 }
 
+// The common ends of a switch inline (a block's unlock, an in-place yield's release); the
+// others out of line, so that every switch site keeps its registers to itself.
 PRESTO_INLINE void Dispatch::complete(Processor& p, void* from_context) noexcept {
   Thread* from = p.from_;
-  Processor::After after = p.after_;
+  const Processor::After after = p.after_;
   p.after_ = Processor::After::nothing;
+  if (after == Processor::After::unlock) [[likely]] {
+    from->context_.fctx = from_context;
+    p.unlock_->spin_unlock();
+    p.unlock_ = nullptr;
+  } else if (after == Processor::After::release_queue) [[likely]] {
+    from->context_.fctx = from_context;
+    from->set_state(ThreadState::ready);
+    p.release_->owner_release();
+    p.release_ = nullptr;
+  } else {
+    complete_other(p, from, after, from_context);
+  }
+  leave(p);
+}
+
+void Dispatch::complete_other(Processor& p, Thread* from, Processor::After after, void* from_context) noexcept {
   switch (after) {
     case Processor::After::nothing:
       (from != nullptr ? from->context_ : p.native_).fctx = from_context;
@@ -432,22 +449,13 @@ PRESTO_INLINE void Dispatch::complete(Processor& p, void* from_context) noexcept
         impl_of(p).request_stop(std::current_exception());
       }
       break;
-    case Processor::After::unlock:
-      from->context_.fctx = from_context;
-      p.unlock_->spin_unlock();
-      p.unlock_ = nullptr;
-      break;
-    case Processor::After::release_queue:
-      from->context_.fctx = from_context;
-      from->set_state(ThreadState::ready);
-      p.release_->owner_release();
-      p.release_ = nullptr;
-      break;
     case Processor::After::finish:
       release_dead_stack(p);
       break;
+    case Processor::After::unlock:
+    case Processor::After::release_queue:
+      break;  // complete's own
   }
-  leave(p);
 }
 
 void Dispatch::thread_entry(Transfer transfer) {

@@ -120,8 +120,11 @@ class Dispatch {
   // t's affinity as a number (Thread::kAnyProcessor: none).
   static std::size_t pinned_to(const Thread& t) noexcept;
   static Thread* next_or_stop(Processor& p) noexcept;
-  static void switch_to(Processor& p, Thread* from, ExecutionContext& here, Thread* to);
+  // checked: the caller has seen that switch_slow_checks has nothing to do (from's stack is
+  // guarded, to has a context, no debug logging), as yield_in_place does.
+  static void switch_to(Processor& p, Thread* from, ExecutionContext& here, Thread* to, bool checked = false);
   static void complete(Processor& p, void* from_context) noexcept;
+  static void complete_other(Processor& p, Thread* from, Processor::After after, void* from_context) noexcept;
   static void switch_slow_checks(Processor& p, Thread* from, Thread*& to);
   static void bind_stack(Processor& p, Thread& t);
   static void retire(Processor& p, Thread& t) noexcept;

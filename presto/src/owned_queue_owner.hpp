@@ -37,7 +37,7 @@ template <class T>
   owner_acquire();
   struct Release {  // the push throws if t is already queued
     OwnedQueue& q;
-    ~Release() { q.owner_release(); }
+    [[gnu::always_inline]] ~Release() { q.owner_release(); }
   } release{*this};
   put(t, to_front);
   publish_size();
