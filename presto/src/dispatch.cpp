@@ -287,7 +287,7 @@ void Dispatch::preempt_if_running(Processor& p) noexcept {
 // For a thread that must leave its processor (it sleeps or finishes): the next thread, or
 // nullptr. A pool that throws here has broken its contract: the run is stopped with its
 // exception rather than losing the leaving thread.
-Thread* Dispatch::next_or_stop(Processor& p) noexcept {
+PRESTO_INLINE Thread* Dispatch::next_or_stop(Processor& p) noexcept {
   try {
     return next_for(p);
   } catch (...) {

@@ -61,17 +61,21 @@ void SynchroObject::remember(Thread& t) {
   t.waiting_on_ = this;
 }
 
+// The index is a hint read without the timer lock (another thread's timer may be moving t in
+// the heap); cancel() looks again under it.
+inline void SynchroObject::cancel_timeout(Thread& t) noexcept {
+  if (t.timer_index_.load(std::memory_order_relaxed) != Thread::kNoTimer) detail::RuntimeImpl::of(*t.runtime_).timers.cancel(t);
+}
+
 Thread* SynchroObject::recall() noexcept {
-  Thread* t = waiting_.front();
-  if (t != nullptr) recall(*t);
+  Thread* t = waiting_.pop_front();
+  if (t != nullptr) cancel_timeout(*t);
   return t;
 }
 
 bool SynchroObject::recall(Thread& t) noexcept {
   if (!waiting_.remove(t)) return false;
-  // A hint read without the timer lock (another thread's timer may be moving t in the heap);
-  // cancel() looks again under it.
-  if (t.timer_index_.load(std::memory_order_relaxed) != Thread::kNoTimer) detail::RuntimeImpl::of(*t.runtime_).timers.cancel(t);
+  cancel_timeout(t);
   return true;
 }
 

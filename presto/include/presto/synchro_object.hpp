@@ -141,6 +141,8 @@ class SynchroObject {
 
   // block() for a caller that already has `me`, the current thread (Lock and Condition).
   void block_as(Thread& me);
+  // A recalled thread's timeout, if it has one, will not fire.
+  static void cancel_timeout(Thread& t) noexcept;
 
   detail::RawSpinlock spin_;
   std::unique_ptr<Spinlock> custom_;  // set_spinlock's, or nullptr: spin_ is in use
