@@ -148,7 +148,7 @@ RuntimeImpl::~RuntimeImpl() {
     if (t->forked_) delete t;  // user-owned ones are their owners' to destroy
   }
   processors.for_each([&](Processor& p) { release_caches(p); });
-  free_lists->clear_central(stacks);
+  free_lists->clear_shared(stacks);
 }
 
 // --- component replacement ------------------------------------------------------------

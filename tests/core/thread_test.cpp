@@ -151,6 +151,32 @@ TEST_CASE("control blocks and stacks made by fork are recycled", "[core][thread]
   presto::test::check_no_leaks(rt);
 }
 
+TEST_CASE("control blocks recycled on one processor serve forks on another", "[core][thread]") {
+  // Forks on processor 0, joins (which recycle the blocks) on processor 1, as when a forker's
+  // joins migrate it: processor 1's blocks must reach processor 0 through the shared depot,
+  // not pile up on 1 while 0 allocates afresh every round.
+  Runtime rt{{.processors = 2}};
+  constexpr std::size_t n = 1000;
+  constexpr int rounds = 6;
+  rt.run([&] {
+    for (int r = 0; r < rounds; ++r) {
+      std::vector<JoinHandle<void>> handles;
+      fork(ThreadAttributes{.name = "forker", .affinity = 0}, [&] {
+        for (std::size_t i = 0; i < n; ++i) handles.push_back(fork(ThreadAttributes{.affinity = 0}, [] {}));
+      }).join();
+      fork(ThreadAttributes{.name = "joiner", .affinity = 1}, [&] {
+        for (auto& h : handles) h.join();
+        handles.clear();
+      }).join();
+    }
+  });
+  RuntimeStats s = rt.stats();
+  INFO("created " << s.threads_created << ", recycled " << s.threads_recycled);
+  CHECK(s.threads_created + s.threads_recycled == rounds * (n + 2) + 1);
+  CHECK(s.threads_created < 2 * n);  // without sharing: rounds x n
+  presto::test::check_no_leaks(rt);
+}
+
 TEST_CASE("stack size is set per thread and by default in RuntimeConfig", "[core][thread]") {
   Runtime rt{{.processors = 1, .stack_size = 32 * 1024}};
   CHECK(rt.default_stack_size() == 32 * 1024);

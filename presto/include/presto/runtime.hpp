@@ -58,7 +58,8 @@ class Dispatch;
 // Where the control blocks and stacks of finished threads wait to be reused: Anderson,
 // Lazowska and Levy's free lists (docs/design/runtime.md, "Free lists").
 enum class FreeLists : unsigned char {
-  // Each processor keeps its own, unlocked: no lock on the fork and finish paths.
+  // Each processor keeps its own, unlocked: no lock on the fork and finish paths (control
+  // blocks beyond a few hundred go to a depot the processors share, 128 at a time).
   per_processor,
   // One list of control blocks and one of default-size stacks for the whole runtime, under
   // Runtime::free_list_lock(). Give the pool that lock too (SingleLockPool) and one lock
@@ -94,8 +95,10 @@ struct RuntimeConfig {
   bool inline_joins = true;
   // Control blocks of finished threads kept per processor for reuse by the next fork (0:
   // none). Reuse saves an allocation and, for bursts of thousands of threads, the page faults
-  // of memory the allocator gave back to the system; the cost is that a processor keeps up to
-  // this many blocks (~0.4 KiB each for presto::Thread) after a burst, until the runtime dies.
+  // of memory the allocator gave back to the system; the cost is that the runtime keeps up to
+  // this many blocks per processor (~0.4 KiB each for presto::Thread) after a burst, until it
+  // dies. Under FreeLists::per_processor, a processor holds a few hundred of them itself and
+  // shares the rest with the others, so blocks freed on one processor serve forks on another.
   std::size_t thread_cache = 65536;
   // Where those control blocks and stacks are kept (FreeLists::central: one list of up to
   // thread_cache x processors blocks for all processors).
