@@ -43,6 +43,7 @@ void Processor::idle() {
   auto& r = detail::RuntimeImpl::of(*runtime_);
   IdlePoller* poller = r.poller.load(std::memory_order_acquire);
   r.spinning.fetch_add(1, std::memory_order_seq_cst);
+  bool drained = false;  // a poll here left no thread waiting for the poller
   for (std::size_t i = 0; i < r.idle_spin; ++i) {
     if (work_available()) break;
     // Threads wait for the poller's events: look for them once, then park (in the poller, or
@@ -51,11 +52,15 @@ void Processor::idle() {
     // at the median with the spin, 6.9 us without (apps/echo, one connection).
     if (poller != nullptr && i % 64 == 0 && poller->waiting()) {
       poller->poll(*this, false);
+      // The poll may have let the last waiter go after the processor that ran the woken
+      // thread checked for halting (and saw waiting() still true): that check is ours to
+      // redo, so return to the loop instead of parking (see presto/idle_poller.hpp).
+      drained = !poller->waiting();
       break;
     }
     for (int k = 0; k < 32; ++k) detail::relax_cpu();
   }
-  const bool park_now = !work_available();
+  const bool park_now = !drained && !work_available();
   r.spinning.fetch_sub(1, std::memory_order_seq_cst);
   if (park_now) park();
 }

@@ -459,6 +459,12 @@ void RuntimeImpl::request_stop(std::exception_ptr reason) noexcept {
   wake_all();
 }
 
+// Fails while a wake-up may still come. Whatever makes such a failure stale is followed by a
+// new check, or the run would never end: a processor entering its idle loop checks; the last
+// timer firing and the last KeepAlive dropped poke(); a replacement ends with wake_all(); and
+// the IdlePoller's waiting() drops inside a poll, whose processor returns to its idle loop
+// (Processor::idle, Processor::park), or where a KeepAlive or a running thread covers it
+// (presto/idle_poller.hpp).
 bool RuntimeImpl::try_halt(Processor& p) {
   std::lock_guard lock(halt_lock);
   if (stop.load(std::memory_order_relaxed)) return true;

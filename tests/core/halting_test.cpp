@@ -1,12 +1,18 @@
 // Halting: run() returns when no thread is ready or running and no wake-up can come. Blocked
 // survivors are a Deadlock listing each thread and what it waits on; an exception nobody can
 // join ends the run; timers and KeepAlives keep the system up; an idle runtime uses no CPU;
-// Scheduler::halt() can be overridden to revive the system (as PSIM does).
+// Scheduler::halt() can be overridden to revive the system (as PSIM does); an IdlePoller's last
+// waiter leaving never strands the halt check.
 
 #include <chrono>
+#include <condition_variable>
 #include <ctime>
+#include <mutex>
 #include <stdexcept>
+#include <string>
 #include <thread>
+
+#include <presto/idle_poller.hpp>
 
 #include "test_support.hpp"
 
@@ -204,5 +210,110 @@ TEST_CASE("Scheduler::halt can revive a halted system", "[core][halting]") {
   });
   CHECK(rounds == 3);
   CHECK(r->revivals == 3);
+  presto::test::check_no_leaks(rt);
+}
+
+namespace {
+
+// An IdlePoller that plays one interleaving, step by step, on two processors. A presto thread
+// waits for its one event. The first processor to poll without blocking, A, delivers it, but
+// only once the other, B, waits in a blocking poll; it then lets B's poll return, and lowers
+// waiting() only when B has run the woken thread to its end, found waiting() still true at
+// its halt check and parked in the poller again. A must then check for halting itself: if it
+// parks instead, B's poll is never woken and the run never ends. A blocking poll that nobody
+// wakes within kWatchdog counts as that missed check and returns, so that the test fails
+// instead of hanging; the steps themselves wait for each other, never for time.
+class ScriptedPoller final : public IdlePoller {
+ public:
+  static constexpr auto kWatchdog = std::chrono::seconds(10);
+
+  ~ScriptedPoller() noexcept override = default;  // IdlePoller's is noexcept; event_'s is not
+
+  void wait_for_event() {  // on the presto thread
+    event_.spin_lock();
+    waiting_.store(1, std::memory_order_seq_cst);
+    event_.block();
+  }
+
+  void poll(Processor& /*p*/, bool block) noexcept override {
+    std::unique_lock lock(mutex_);
+    if (block) {
+      ++blocking_entries_;
+      ++blocking_now_;
+      changed_.notify_all();
+      if (!changed_.wait_for(lock, kWatchdog, [&] { return woken_; })) {
+        missed_wakeups_.push_back("a blocking poll was not woken within the watchdog's " +
+                                  std::to_string(kWatchdog.count()) + " s");
+      }
+      woken_ = false;
+      --blocking_now_;
+      return;
+    }
+    if (waiting_.load(std::memory_order_seq_cst) == 0 || delivered_) return;
+    delivered_ = true;
+    step(lock, "B waits in a blocking poll", [&] { return blocking_now_ > 0; });
+    lock.unlock();
+    event_.spin_lock();
+    Thread* t = event_.recall();
+    event_.spin_unlock();
+    if (t != nullptr) t->wakeup(event_);  // may call wake(): mutex_ not held
+    lock.lock();
+    const int entries = blocking_entries_;
+    woken_ = true;  // B's poll returns; B runs the thread
+    changed_.notify_all();
+    step(lock, "B ran the thread and parked in the poller again",
+         [&] { return blocking_entries_ > entries && blocking_now_ > 0; });
+    waiting_.store(0, std::memory_order_seq_cst);  // the woken thread has ended: nobody waits
+  }
+
+  void wake() noexcept override {
+    std::lock_guard lock(mutex_);
+    woken_ = true;
+    changed_.notify_all();
+  }
+
+  bool waiting() const noexcept override { return waiting_.load(std::memory_order_seq_cst) != 0; }
+
+  std::vector<std::string> failures() {
+    std::lock_guard lock(mutex_);
+    std::vector<std::string> all = script_failures_;
+    all.insert(all.end(), missed_wakeups_.begin(), missed_wakeups_.end());
+    return all;
+  }
+
+ private:
+  template <class Pred>
+  void step(std::unique_lock<std::mutex>& lock, const char* what, Pred done) {
+    if (!changed_.wait_for(lock, kWatchdog, done)) script_failures_.push_back(std::string("step not reached: ") + what);
+  }
+
+  SynchroObject event_{"scripted event"};
+  std::atomic<int> waiting_{0};
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  bool woken_ = false;
+  bool delivered_ = false;
+  int blocking_entries_ = 0;
+  int blocking_now_ = 0;
+  std::vector<std::string> script_failures_;
+  std::vector<std::string> missed_wakeups_;
+};
+
+}  // namespace
+
+TEST_CASE("a poll that lets the last waiter go after the others parked still halts the run", "[core][halting]") {
+  auto pool = GENERATE(presto::test::PoolKind::fifo, presto::test::PoolKind::lifo, presto::test::PoolKind::priority,
+                       presto::test::PoolKind::local_queue, presto::test::PoolKind::local_lifo,
+                       presto::test::PoolKind::shuffle);
+  const presto::test::Config cfg{2, pool};
+  INFO(cfg);
+  Runtime rt{presto::test::runtime_config(cfg)};
+  auto& poller = static_cast<ScriptedPoller&>(rt.install_idle_poller(std::make_unique<ScriptedPoller>()));
+  int got = rt.run([&] {
+    poller.wait_for_event();
+    return 1;
+  });
+  CHECK(got == 1);
+  for (const std::string& failure : poller.failures()) FAIL_CHECK(failure);
   presto::test::check_no_leaks(rt);
 }

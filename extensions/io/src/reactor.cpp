@@ -243,7 +243,11 @@ void Reactor::backstop() noexcept {
     const Clock::rep since = Clock::now().time_since_epoch().count() - last_poll_.load(std::memory_order_relaxed);
     if (waiting() && !blocking_.load(std::memory_order_relaxed) &&
         since >= std::chrono::duration_cast<Clock::duration>(kBackstop).count()) {
-      collect(false);  // wakes threads from this OS thread, as any external thread may
+      // Wakes threads from this OS thread, as any external thread may. The KeepAlive's release
+      // makes an idle processor check for halting again: the threads this wakes may have run
+      // and ended while waiting() was still true, their processors parked (idle_poller.hpp).
+      KeepAlive alive = runtime_.keep_alive();
+      collect(false);
     }
   }
 }

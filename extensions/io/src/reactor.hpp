@@ -16,7 +16,9 @@
 // a runtime whose processors all compute still sees its I/O, a backstop OS thread (Go's sysmon
 // does this for its netpoller) looks every kBackstop while threads wait, no processor waits in
 // epoll_wait and none has polled for kBackstop, and wakes the threads whose descriptors are
-// ready; they run when a processor next dispatches (at the latest at its next preemption).
+// ready; they run when a processor next dispatches (at the latest at its next preemption). It
+// holds a KeepAlive while it does: lowering waiting() off the processors, it owes the runtime
+// a halt check, which the KeepAlive's release makes (presto/idle_poller.hpp).
 //
 // Locks: a direction's SynchroObject spinlock, then the descriptor's arm lock. The count of
 // waiters of a direction changes under its spinlock and is read under the arm lock.

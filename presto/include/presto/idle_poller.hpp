@@ -21,7 +21,11 @@
 // own thread too (presto::io's backstop does, every 5 ms, while no processor polls).
 //
 // Halting: while waiting() is true, the runtime does not halt (a wake-up can still come from
-// poll()), so a program whose threads are all blocked on I/O is not a deadlock.
+// poll()), so a program whose threads are all blocked on I/O is not a deadlock. Because
+// waiting() drops only after the threads it woke are ready, those threads may run and end, and
+// their processors check for halting, see waiting() still true and park, before it drops: so
+// whoever lowers it to false must make sure a halt check follows (see waiting()). A processor
+// whose poll() leaves waiting() false returns to its loop, which checks, instead of parking.
 
 namespace presto {
 
@@ -47,9 +51,18 @@ class IdlePoller {
   // (processors, the timer thread, external threads), possibly concurrently; must not block,
   // allocate or throw.
   virtual void wake() noexcept = 0;
-  // True while a thread waits for an event only poll() can deliver. It may become false only
-  // after the threads poll() woke are ready (made ready with Thread::wakeup), or while the
-  // thread that makes it false runs: the runtime reads it to decide that it has halted.
+  // True while a thread waits for an event only poll() can deliver; the runtime reads it to
+  // decide that it has halted. It may become false only after the threads it stops counting
+  // are ready (made ready with Thread::wakeup), and only
+  //   - inside poll() on a processor: the runtime checks for halting before that processor
+  //     parks again;
+  //   - while the presto thread that makes it false runs (it gave up waiting): its processor
+  //     checks when it next idles; or
+  //   - on another OS thread (the poller's own, as presto::io's backstop) that holds a
+  //     KeepAlive (Runtime::keep_alive) until it has lowered it: the KeepAlive's release makes
+  //     an idle processor check.
+  // Lowered anywhere else, the run may never end: every processor may have parked after
+  // seeing it true.
   virtual bool waiting() const noexcept = 0;
   // Called when a run has ended, on run()'s OS thread, once no processor runs and threads still
   // alive were abandoned (their stacks discarded, taken off every wait queue): no thread waits

@@ -57,9 +57,12 @@ class Processor {
   static Processor* current() noexcept;
 
  protected:
-  // Called when no thread is ready; returns when one may be, or when the run is ending, and
-  // the loop then asks the scheduler again. The default polls work_available() for
-  // RuntimeConfig::idle_spin rounds, then park()s: an idle runtime uses no CPU.
+  // Called when no thread is ready; returns when one may be, when the run is ending, or when
+  // the system may have halted, and the loop then checks for halting and asks the scheduler
+  // again. The default polls work_available() for RuntimeConfig::idle_spin rounds, then
+  // park()s: an idle runtime uses no CPU. With an IdlePoller whose threads wait, it looks once
+  // with poll(p, false) instead of spinning, and returns without parking if that left none
+  // waiting (presto/idle_poller.hpp).
   virtual void idle();
   // Called on the processor's OS thread before its first dispatch and after its last one.
   virtual void on_start() {}
