@@ -7,6 +7,7 @@
 #include <exception>
 #include <optional>
 #include <sstream>
+#include <type_traits>
 
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -252,12 +253,14 @@ inline Time Simulation::pull_null(LogicalProcess::Input& in) {
   return promise;
 }
 
-Link* Simulation::refresh_horizon(LogicalProcess& lp, Time next) {
-  // Under null messages, an input whose clock holds `next` back first gets the null message its
-  // sender owes from the bound it published. The input that was least at the last full scan is
-  // looked at first: if it is still no higher than the runner-up was then, it is still the
-  // least (clocks only grow) and the other inputs need no look. Otherwise one pass over all of
-  // them (contiguous, unlike the links) finds the least and the runner-up.
+Link* Simulation::refresh_horizon(LogicalProcess& lp) {
+  // Under null messages every input first gets the null message its sender owes from the bound
+  // it published, not only those holding the LP's next message back: the horizon is then the
+  // highest these bounds allow, so until a sender publishes more no later refresh can raise it
+  // and the LP's next events need none. The input that was least at the last full scan is looked
+  // at first: if it is still no higher than the runner-up was then, it is still the least
+  // (clocks only grow) and the other inputs need no look. Otherwise one pass over all of them
+  // (contiguous, unlike the links) finds the least and the runner-up.
   std::vector<LogicalProcess::Input>& in = lp.in_;
   if (in.empty()) {
     lp.horizon_ = kNever;
@@ -265,29 +268,39 @@ Link* Simulation::refresh_horizon(LogicalProcess& lp, Time next) {
   }
   const bool pull = config_.protocol == Protocol::null_messages;
   LogicalProcess::Input& last = in[lp.least_];
-  if (pull && last.clock <= next) pull_null(last);
+  if (pull) pull_null(last);
   if (last.clock <= lp.runner_up_) {
     lp.horizon_ = last.clock;
     return lp.inputs_[lp.least_];
   }
-  std::uint32_t least = 0;
+  // The protocol as a compile-time constant, so that the loop tests neither it nor (the stores
+  // through in_ could alias it) lp.in_'s bounds each time round.
+  LogicalProcess::Input* const first = in.data();
+  LogicalProcess::Input* const end = first + in.size();
+  LogicalProcess::Input* least = first;
   Time least_clock = kNever, runner_up = kNever;
-  const std::uint32_t n = static_cast<std::uint32_t>(in.size());
-  for (std::uint32_t i = 0; i < n; ++i) {
-    Time c = in[i].clock;
-    if (pull && c <= next) c = pull_null(in[i]);
-    if (c < least_clock) {
-      runner_up = least_clock;
-      least_clock = c;
-      least = i;
-    } else if (c < runner_up) {
-      runner_up = c;
+  const auto scan = [&](auto pulling) {
+    for (LogicalProcess::Input* i = first; i != end; ++i) {
+      const Time c = pulling ? pull_null(*i) : i->clock;
+      if (c < least_clock) {
+        runner_up = least_clock;
+        least_clock = c;
+        least = i;
+      } else if (c < runner_up) {
+        runner_up = c;
+      }
     }
+  };
+  if (pull) {
+    scan(std::true_type{});
+  } else {
+    scan(std::false_type{});
   }
+  const auto index = static_cast<std::uint32_t>(least - first);
   lp.horizon_ = least_clock;
-  lp.least_ = least;
+  lp.least_ = index;
   lp.runner_up_ = runner_up;
-  return lp.inputs_[least];
+  return lp.inputs_[index];
 }
 
 void Simulation::publish_bound(LogicalProcess& lp, Time bound) {
@@ -395,7 +408,7 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp, const StopToken* 
     take_in(lp);
     const Time next = lp.pending_.empty() ? kNever : lp.pending_.front().time;
     Link* holding = nullptr;
-    if (next >= lp.horizon_) holding = refresh_horizon(lp, next);  // the cached one is a lower bound
+    if (next >= lp.horizon_) holding = refresh_horizon(lp);  // the cached one is a lower bound
     const bool granted = !lp.pending_.empty() && lp.pending_.front().key() < lp.grant_limit_;
     if (!done_ && next < config_.end_time && (next < lp.horizon_ || granted)) {
       std::pop_heap(lp.pending_.begin(), lp.pending_.end(), LaterKey{});
