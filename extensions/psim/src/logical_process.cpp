@@ -115,7 +115,9 @@ std::optional<Message> LogicalProcess::receive(const StopToken& token) {
 
 void LogicalProcess::body() {
   initialize();
-  while (auto m = receive()) handle(*m);
+  // run() runs body() on the LP's own thread until receive() ends it: receive()'s owner check
+  // holds by construction here, so the loop asks the engine directly.
+  while (auto m = simulation_->receive(*this, nullptr)) handle(*m);
 }
 
 void LogicalProcess::run() {

@@ -313,7 +313,6 @@ void Simulation::publish_bound(LogicalProcess& lp, Time bound) {
 
 
 void Simulation::send_nulls(LogicalProcess& lp, Time bound, WakeList& wakes) {
-  if (lp.waiters_.load(std::memory_order_seq_cst) == 0) return;
   for (Link* l : lp.outputs_) {
     if (!l->waited_.load(std::memory_order_seq_cst)) continue;
     LogicalProcess& r = l->to_;
@@ -405,24 +404,24 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp, const StopToken* 
   lp.phase_ = LogicalProcess::Phase::receiving;
   const bool nulls = config_.protocol == Protocol::null_messages;
   for (;;) {
-    take_in(lp);
+    if (!lp.filled_.empty()) take_in(lp);
     const Time next = lp.pending_.empty() ? kNever : lp.pending_.front().time;
     Link* holding = nullptr;
     if (next >= lp.horizon_) holding = refresh_horizon(lp);  // the cached one is a lower bound
-    const bool granted = !lp.pending_.empty() && lp.pending_.front().key() < lp.grant_limit_;
-    if (!done_ && next < config_.end_time && (next < lp.horizon_ || granted)) {
+    // (next < the end time: the heap is not empty.) Safe below the horizon, or granted.
+    if (!done_ && next < config_.end_time && (next < lp.horizon_ || lp.pending_.front().key() < lp.grant_limit_)) {
       std::pop_heap(lp.pending_.begin(), lp.pending_.end(), LaterKey{});
-      Message m = lp.pending_.back();
+      std::optional<Message> m(lp.pending_.back());
       lp.pending_.pop_back();
-      lp.key_ = m.key();
+      lp.key_ = m->key();
       lp.phase_ = LogicalProcess::Phase::active;
       lp.cancelled_ = false;
-      if (m.time > lp.bound_.load(std::memory_order_relaxed)) lp.bound_.store(m.time, std::memory_order_release);
+      if (next > lp.bound_.load(std::memory_order_relaxed)) lp.bound_.store(next, std::memory_order_release);
       ++lp.stats_.events;
       if (!(next < lp.horizon_)) ++lp.stats_.deadlock_grants;
       own.unlock();
       // Null messages on demand: LPs waiting on this one learn at once that it has moved on.
-      if (nulls) send_nulls(lp, m.time, wakes);
+      if (nulls && lp.waiters_.load(std::memory_order_seq_cst) > 0) send_nulls(lp, next, wakes);
       wakes.wake_all();
       return m;
     }
@@ -563,7 +562,8 @@ void Simulation::deliver_remote(Link& link, const Message& message) {
 
 void Simulation::advance_remote(LogicalProcess& lp, Time bound) {
   if (!(bound > lp.bound_.load(std::memory_order_relaxed))) return;  // only the part's thread writes it
-  lp.bound_.store(bound, std::memory_order_seq_cst);  // then send_nulls reads waiters_ (see Locking)
+  lp.bound_.store(bound, std::memory_order_seq_cst);  // then reads waiters_ (see Locking)
+  if (lp.waiters_.load(std::memory_order_seq_cst) == 0) return;
   WakeList wakes;
   send_nulls(lp, bound, wakes);
   wakes.wake_all();

@@ -187,6 +187,7 @@ class Simulation {
   Time pull_null(LogicalProcess::Input& in);
   void unblock(LogicalProcess& lp, WakeList& wakes);
   // With lp's own mutex held:
+  // Moves the messages of lp's filled input FIFOs into its pending heap (filled_ not empty).
   void take_in(LogicalProcess& lp);
   // Sets lp's horizon to its least input clock and returns that link (nullptr: no inputs);
   // with null messages, first takes what is owed on every input.
@@ -214,6 +215,8 @@ class Simulation {
   static Breaking wake(WakeList& wakes, bool skipped);
   // A hook's failure in words, naming the scheduler and the LP holding the earliest message.
   std::string hook_failure(const SimulationScheduler& policy, const DeadlockView& view, const std::string& what) const;
+  // With no mutex held, after publishing `bound` and reading lp's waiters_ (seq_cst) as
+  // nonzero: a null message on every output link an LP is blocked on whose clock it raises.
   void send_nulls(LogicalProcess& lp, Time bound, WakeList& wakes);
   void close_outputs(LogicalProcess& lp, WakeList& wakes);
 
