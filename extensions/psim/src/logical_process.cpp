@@ -80,7 +80,7 @@ void LogicalProcess::schedule(Message message, Time delay) {
   if (sequential_ != nullptr) {
     sequential_->enqueue(*this, m);
   } else {
-    outbox_.emplace_back(nullptr, m);
+    scheduled_.push_back(m);
   }
 }
 

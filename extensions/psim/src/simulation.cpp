@@ -188,7 +188,6 @@ bool Simulation::deliver(Link& link, const Message& m, WakeList& wakes) {
 const std::pair<Link*, Message>* Simulation::deliver_sent(LogicalProcess& lp, WakeList& wakes) {
   const std::pair<Link*, Message>* refused = nullptr;
   for (const auto& sent : lp.outbox_) {
-    if (sent.first == nullptr) continue;  // to itself: taken in by receive()
     if (sent.first->to_.stand_in_) [[unlikely]] {  // runs in another process
       remote_->send(*sent.first, sent.second);
       continue;
@@ -387,18 +386,20 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp, const StopToken* 
   // (cancel_receive) around this call.
   WakeList wakes;
   // Still active: nothing of this event is missed by a deadlock breaker.
-  if (const auto* refused = deliver_sent(lp, wakes)) [[unlikely]] {
-    wakes.wake_all();
-    throw SchedulerError(unsafe_delivery(*refused->first, refused->second));  // ends the simulation
+  if (!lp.outbox_.empty()) {
+    if (const auto* refused = deliver_sent(lp, wakes)) [[unlikely]] {
+      wakes.wake_all();
+      throw SchedulerError(unsafe_delivery(*refused->first, refused->second));  // ends the simulation
+    }
   }
   std::unique_lock own(lp.mutex_);
-  for (auto& [link, m] : lp.outbox_) {
-    if (link == nullptr) {
-      lp.pending_.push_back(m);
-      std::push_heap(lp.pending_.begin(), lp.pending_.end(), LaterKey{});
-    } else {
-      lp.grant_limit_ = std::min(lp.grant_limit_, m.key());  // it may come back, a little later
-    }
+  for (const Message& m : lp.scheduled_) {
+    lp.pending_.push_back(m);
+    std::push_heap(lp.pending_.begin(), lp.pending_.end(), LaterKey{});
+  }
+  lp.scheduled_.clear();
+  for (const auto& sent : lp.outbox_) {
+    lp.grant_limit_ = std::min(lp.grant_limit_, sent.second.key());  // it may come back, a little later
   }
   lp.outbox_.clear();
   lp.phase_ = LogicalProcess::Phase::receiving;
@@ -505,6 +506,7 @@ void Simulation::ended(LogicalProcess& lp, bool failed) {
       }
     }
     lp.outbox_.clear();
+    lp.scheduled_.clear();
     {
       std::lock_guard own(lp.mutex_);
       finish_inputs(lp);

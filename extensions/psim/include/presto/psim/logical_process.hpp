@@ -176,7 +176,9 @@ class LogicalProcess : public Thread {
   EventKey earliest_pending() const noexcept {
     return pending_.empty() ? inbox_min_ : std::min(inbox_min_, pending_.front().key());
   }
-  std::vector<std::pair<Link*, Message>> outbox_;  // sent while handling the event (nullptr: to itself)
+  // Sent while handling the event, on links and to itself; delivered when it next receives.
+  std::vector<std::pair<Link*, Message>> outbox_;
+  std::vector<Message> scheduled_;
 };
 
 }  // namespace presto::psim
