@@ -381,7 +381,7 @@ void Simulation::cancel_receive(LogicalProcess& lp) noexcept {
   }
 }
 
-std::optional<Message> Simulation::receive(LogicalProcess& lp, const StopToken* token) {
+bool Simulation::receive(LogicalProcess& lp, const StopToken* token, Message& out) {
   // With a token, LogicalProcess::receive(token) has registered the stop callback
   // (cancel_receive) around this call.
   WakeList wakes;
@@ -412,9 +412,9 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp, const StopToken* 
     // (next < the end time: the heap is not empty.) Safe below the horizon, or granted.
     if (!done_ && next < config_.end_time && (next < lp.horizon_ || lp.pending_.front().key() < lp.grant_limit_)) {
       std::pop_heap(lp.pending_.begin(), lp.pending_.end(), LaterKey{});
-      std::optional<Message> m(lp.pending_.back());
+      out = lp.pending_.back();
       lp.pending_.pop_back();
-      lp.key_ = m->key();
+      lp.key_ = out.key();
       lp.phase_ = LogicalProcess::Phase::active;
       lp.cancelled_ = false;
       if (next > lp.bound_.load(std::memory_order_relaxed)) lp.bound_.store(next, std::memory_order_release);
@@ -424,14 +424,14 @@ std::optional<Message> Simulation::receive(LogicalProcess& lp, const StopToken* 
       // Null messages on demand: LPs waiting on this one learn at once that it has moved on.
       if (nulls && lp.waiters_.load(std::memory_order_seq_cst) > 0) send_nulls(lp, next, wakes);
       wakes.wake_all();
-      return m;
+      return true;
     }
     if (done_ || std::min(next, lp.horizon_) >= config_.end_time) {
       finish_inputs(lp);
       own.unlock();
       close_outputs(lp, wakes);
       wakes.wake_all();
-      return std::nullopt;
+      return false;
     }
     // Not yet safe: sleep on the input link holding the LP back.
     assert(holding != nullptr);

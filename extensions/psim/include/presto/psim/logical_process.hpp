@@ -115,6 +115,8 @@ class LogicalProcess : public Thread {
   enum class Phase { active, receiving, blocked, finished };
 
   void run() final;
+  // The engine's receive (Simulation::receive) as receive()'s optional, once checked.
+  std::optional<Message> take(const StopToken* token);
   Message stamp(Message message, Time delay, const Link* link);
   // UsageError unless the LP's own thread calls `operation` during its simulation (the
   // sequential simulator runs it from its own thread). The check inline, the messages not.

@@ -220,8 +220,10 @@ class Simulation {
   void send_nulls(LogicalProcess& lp, Time bound, WakeList& wakes);
   void close_outputs(LogicalProcess& lp, WakeList& wakes);
 
-  // `token` (nullptr: none) is LogicalProcess::receive(token)'s.
-  std::optional<Message> receive(LogicalProcess& lp, const StopToken* token);
+  // `token` (nullptr: none) is LogicalProcess::receive(token)'s. Sets `out` to lp's next message
+  // and returns true, or returns false once none before the end time can come. (An out
+  // parameter, not an optional: the message is copied once, straight from the heap.)
+  bool receive(LogicalProcess& lp, const StopToken* token, Message& out);
   // A stop was requested on the token of lp's receive: wakes lp if it sleeps there.
   void cancel_receive(LogicalProcess& lp) noexcept;
   void ended(LogicalProcess& lp, bool failed);
