@@ -245,11 +245,12 @@ void Simulation::take_in(LogicalProcess& lp) {
 }
 
 inline Time Simulation::pull_null(LogicalProcess::Input& in) {
+  // Without branches: whether a sender has moved since the last pull is a coin toss that a
+  // mispredicted branch per input would charge for (the horizon scan pulls every input).
   const Time promise = in.sender_bound->load(std::memory_order_seq_cst) + in.lookahead;
-  if (promise <= in.clock) return in.clock;
-  in.clock = promise;
-  ++in.null_messages;
-  return promise;
+  in.null_messages += static_cast<std::uint64_t>(promise > in.clock);
+  in.clock = std::max(in.clock, promise);
+  return in.clock;
 }
 
 Link* Simulation::refresh_horizon(LogicalProcess& lp) {
@@ -281,13 +282,10 @@ Link* Simulation::refresh_horizon(LogicalProcess& lp) {
   const auto scan = [&](auto pulling) {
     for (LogicalProcess::Input* i = first; i != end; ++i) {
       const Time c = pulling ? pull_null(*i) : i->clock;
-      if (c < least_clock) {
-        runner_up = least_clock;
-        least_clock = c;
-        least = i;
-      } else if (c < runner_up) {
-        runner_up = c;
-      }
+      // Branch-free, like pull_null: which input is least is as unpredictable.
+      runner_up = std::min(runner_up, std::max(least_clock, c));
+      least = c < least_clock ? i : least;
+      least_clock = std::min(least_clock, c);
     }
   };
   if (pull) {
