@@ -175,8 +175,11 @@ class LogicalProcess : public Thread {
   EventKey grant_limit_{};
   Time min_lookahead_ = kNever;  // least lookahead of its input links
   // Its earliest message taken in or not (with mutex_ held).
+  // (Either key returned whole, not through std::min's reference to a temporary, which was
+  // stored field by field and read back at once, stalling store forwarding.)
   EventKey earliest_pending() const noexcept {
-    return pending_.empty() ? inbox_min_ : std::min(inbox_min_, pending_.front().key());
+    if (pending_.empty() || !(pending_.front().key() < inbox_min_)) return inbox_min_;
+    return pending_.front().key();
   }
   // Sent while handling the event, on links and to itself; delivered when it next receives.
   std::vector<std::pair<Link*, Message>> outbox_;
