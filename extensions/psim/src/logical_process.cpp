@@ -80,7 +80,7 @@ void LogicalProcess::schedule(Message message, Time delay) {
   if (sequential_ != nullptr) {
     sequential_->enqueue(*this, m);
   } else {
-    outbox_.emplace_back(nullptr, m);
+    scheduled_.push_back(m);
   }
 }
 
@@ -90,7 +90,13 @@ std::optional<Message> LogicalProcess::receive() {
     misuse("called receive() in the sequential simulator, which runs only event-style models "
            "(initialize() and handle())");
   }
-  return simulation_->receive(*this, nullptr);
+  return take(nullptr);
+}
+
+std::optional<Message> LogicalProcess::take(const StopToken* token) {
+  std::optional<Message> m(std::in_place);
+  if (!simulation_->receive(*this, token, *m)) m.reset();
+  return m;
 }
 
 std::optional<Message> LogicalProcess::receive(const StopToken& token) {
@@ -99,7 +105,7 @@ std::optional<Message> LogicalProcess::receive(const StopToken& token) {
     misuse("called receive() in the sequential simulator, which runs only event-style models "
            "(initialize() and handle())");
   }
-  if (!token.stop_possible()) return simulation_->receive(*this, nullptr);
+  if (!token.stop_possible()) return take(nullptr);
   // A stop wakes the LP through Simulation::cancel_receive. Registered here, around the whole
   // receive, so that receive() without a token pays nothing for it: before the LP's mutex is
   // taken (the callback may run at once, and takes it) and unregistered after it is released
@@ -110,12 +116,15 @@ std::optional<Message> LogicalProcess::receive(const StopToken& token) {
     void operator()() const noexcept { simulation->cancel_receive(*lp); }
   };
   std::stop_callback<OnStop> on_stop(token, OnStop{simulation_, this});
-  return simulation_->receive(*this, &token);
+  return take(&token);
 }
 
 void LogicalProcess::body() {
   initialize();
-  while (auto m = receive()) handle(*m);
+  // run() runs body() on the LP's own thread until receive() ends it: receive()'s owner check
+  // holds by construction here, so the loop asks the engine directly.
+  Message m;
+  while (simulation_->receive(*this, nullptr, m)) handle(m);
 }
 
 void LogicalProcess::run() {

@@ -7,6 +7,7 @@
 #include <exception>
 #include <optional>
 #include <sstream>
+#include <type_traits>
 
 #if defined(__x86_64__)
 #include <x86intrin.h>
@@ -187,7 +188,6 @@ bool Simulation::deliver(Link& link, const Message& m, WakeList& wakes) {
 const std::pair<Link*, Message>* Simulation::deliver_sent(LogicalProcess& lp, WakeList& wakes) {
   const std::pair<Link*, Message>* refused = nullptr;
   for (const auto& sent : lp.outbox_) {
-    if (sent.first == nullptr) continue;  // to itself: taken in by receive()
     if (sent.first->to_.stand_in_) [[unlikely]] {  // runs in another process
       remote_->send(*sent.first, sent.second);
       continue;
@@ -245,19 +245,22 @@ void Simulation::take_in(LogicalProcess& lp) {
 }
 
 inline Time Simulation::pull_null(LogicalProcess::Input& in) {
+  // Without branches: whether a sender has moved since the last pull is a coin toss that a
+  // mispredicted branch per input would charge for (the horizon scan pulls every input).
   const Time promise = in.sender_bound->load(std::memory_order_seq_cst) + in.lookahead;
-  if (promise <= in.clock) return in.clock;
-  in.clock = promise;
-  ++in.null_messages;
-  return promise;
+  in.null_messages += static_cast<std::uint64_t>(promise > in.clock);
+  in.clock = std::max(in.clock, promise);
+  return in.clock;
 }
 
-Link* Simulation::refresh_horizon(LogicalProcess& lp, Time next) {
-  // Under null messages, an input whose clock holds `next` back first gets the null message its
-  // sender owes from the bound it published. The input that was least at the last full scan is
-  // looked at first: if it is still no higher than the runner-up was then, it is still the
-  // least (clocks only grow) and the other inputs need no look. Otherwise one pass over all of
-  // them (contiguous, unlike the links) finds the least and the runner-up.
+Link* Simulation::refresh_horizon(LogicalProcess& lp) {
+  // Under null messages every input first gets the null message its sender owes from the bound
+  // it published, not only those holding the LP's next message back: the horizon is then the
+  // highest these bounds allow, so until a sender publishes more no later refresh can raise it
+  // and the LP's next events need none. The input that was least at the last full scan is looked
+  // at first: if it is still no higher than the runner-up was then, it is still the least
+  // (clocks only grow) and the other inputs need no look. Otherwise one pass over all of them
+  // (contiguous, unlike the links) finds the least and the runner-up.
   std::vector<LogicalProcess::Input>& in = lp.in_;
   if (in.empty()) {
     lp.horizon_ = kNever;
@@ -265,29 +268,36 @@ Link* Simulation::refresh_horizon(LogicalProcess& lp, Time next) {
   }
   const bool pull = config_.protocol == Protocol::null_messages;
   LogicalProcess::Input& last = in[lp.least_];
-  if (pull && last.clock <= next) pull_null(last);
+  if (pull) pull_null(last);
   if (last.clock <= lp.runner_up_) {
     lp.horizon_ = last.clock;
     return lp.inputs_[lp.least_];
   }
-  std::uint32_t least = 0;
+  // The protocol as a compile-time constant, so that the loop tests neither it nor (the stores
+  // through in_ could alias it) lp.in_'s bounds each time round.
+  LogicalProcess::Input* const first = in.data();
+  LogicalProcess::Input* const end = first + in.size();
+  LogicalProcess::Input* least = first;
   Time least_clock = kNever, runner_up = kNever;
-  const std::uint32_t n = static_cast<std::uint32_t>(in.size());
-  for (std::uint32_t i = 0; i < n; ++i) {
-    Time c = in[i].clock;
-    if (pull && c <= next) c = pull_null(in[i]);
-    if (c < least_clock) {
-      runner_up = least_clock;
-      least_clock = c;
-      least = i;
-    } else if (c < runner_up) {
-      runner_up = c;
+  const auto scan = [&](auto pulling) {
+    for (LogicalProcess::Input* i = first; i != end; ++i) {
+      const Time c = pulling ? pull_null(*i) : i->clock;
+      // Branch-free, like pull_null: which input is least is as unpredictable.
+      runner_up = std::min(runner_up, std::max(least_clock, c));
+      least = c < least_clock ? i : least;
+      least_clock = std::min(least_clock, c);
     }
+  };
+  if (pull) {
+    scan(std::true_type{});
+  } else {
+    scan(std::false_type{});
   }
+  const auto index = static_cast<std::uint32_t>(least - first);
   lp.horizon_ = least_clock;
-  lp.least_ = least;
+  lp.least_ = index;
   lp.runner_up_ = runner_up;
-  return lp.inputs_[least];
+  return lp.inputs_[index];
 }
 
 void Simulation::publish_bound(LogicalProcess& lp, Time bound) {
@@ -300,7 +310,6 @@ void Simulation::publish_bound(LogicalProcess& lp, Time bound) {
 
 
 void Simulation::send_nulls(LogicalProcess& lp, Time bound, WakeList& wakes) {
-  if (lp.waiters_.load(std::memory_order_seq_cst) == 0) return;
   for (Link* l : lp.outputs_) {
     if (!l->waited_.load(std::memory_order_seq_cst)) continue;
     LogicalProcess& r = l->to_;
@@ -370,55 +379,57 @@ void Simulation::cancel_receive(LogicalProcess& lp) noexcept {
   }
 }
 
-std::optional<Message> Simulation::receive(LogicalProcess& lp, const StopToken* token) {
+bool Simulation::receive(LogicalProcess& lp, const StopToken* token, Message& out) {
   // With a token, LogicalProcess::receive(token) has registered the stop callback
   // (cancel_receive) around this call.
   WakeList wakes;
   // Still active: nothing of this event is missed by a deadlock breaker.
-  if (const auto* refused = deliver_sent(lp, wakes)) [[unlikely]] {
-    wakes.wake_all();
-    throw SchedulerError(unsafe_delivery(*refused->first, refused->second));  // ends the simulation
+  if (!lp.outbox_.empty()) {
+    if (const auto* refused = deliver_sent(lp, wakes)) [[unlikely]] {
+      wakes.wake_all();
+      throw SchedulerError(unsafe_delivery(*refused->first, refused->second));  // ends the simulation
+    }
   }
   std::unique_lock own(lp.mutex_);
-  for (auto& [link, m] : lp.outbox_) {
-    if (link == nullptr) {
-      lp.pending_.push_back(m);
-      std::push_heap(lp.pending_.begin(), lp.pending_.end(), LaterKey{});
-    } else {
-      lp.grant_limit_ = std::min(lp.grant_limit_, m.key());  // it may come back, a little later
-    }
+  for (const Message& m : lp.scheduled_) {
+    lp.pending_.push_back(m);
+    std::push_heap(lp.pending_.begin(), lp.pending_.end(), LaterKey{});
+  }
+  lp.scheduled_.clear();
+  for (const auto& sent : lp.outbox_) {
+    lp.grant_limit_ = std::min(lp.grant_limit_, sent.second.key());  // it may come back, a little later
   }
   lp.outbox_.clear();
   lp.phase_ = LogicalProcess::Phase::receiving;
   const bool nulls = config_.protocol == Protocol::null_messages;
   for (;;) {
-    take_in(lp);
+    if (!lp.filled_.empty()) take_in(lp);
     const Time next = lp.pending_.empty() ? kNever : lp.pending_.front().time;
     Link* holding = nullptr;
-    if (next >= lp.horizon_) holding = refresh_horizon(lp, next);  // the cached one is a lower bound
-    const bool granted = !lp.pending_.empty() && lp.pending_.front().key() < lp.grant_limit_;
-    if (!done_ && next < config_.end_time && (next < lp.horizon_ || granted)) {
+    if (next >= lp.horizon_) holding = refresh_horizon(lp);  // the cached one is a lower bound
+    // (next < the end time: the heap is not empty.) Safe below the horizon, or granted.
+    if (!done_ && next < config_.end_time && (next < lp.horizon_ || lp.pending_.front().key() < lp.grant_limit_)) {
       std::pop_heap(lp.pending_.begin(), lp.pending_.end(), LaterKey{});
-      Message m = lp.pending_.back();
+      out = lp.pending_.back();
       lp.pending_.pop_back();
-      lp.key_ = m.key();
+      lp.key_ = out.key();
       lp.phase_ = LogicalProcess::Phase::active;
       lp.cancelled_ = false;
-      if (m.time > lp.bound_.load(std::memory_order_relaxed)) lp.bound_.store(m.time, std::memory_order_release);
+      if (next > lp.bound_.load(std::memory_order_relaxed)) lp.bound_.store(next, std::memory_order_release);
       ++lp.stats_.events;
       if (!(next < lp.horizon_)) ++lp.stats_.deadlock_grants;
       own.unlock();
       // Null messages on demand: LPs waiting on this one learn at once that it has moved on.
-      if (nulls) send_nulls(lp, m.time, wakes);
+      if (nulls && lp.waiters_.load(std::memory_order_seq_cst) > 0) send_nulls(lp, next, wakes);
       wakes.wake_all();
-      return m;
+      return true;
     }
     if (done_ || std::min(next, lp.horizon_) >= config_.end_time) {
       finish_inputs(lp);
       own.unlock();
       close_outputs(lp, wakes);
       wakes.wake_all();
-      return std::nullopt;
+      return false;
     }
     // Not yet safe: sleep on the input link holding the LP back.
     assert(holding != nullptr);
@@ -493,6 +504,7 @@ void Simulation::ended(LogicalProcess& lp, bool failed) {
       }
     }
     lp.outbox_.clear();
+    lp.scheduled_.clear();
     {
       std::lock_guard own(lp.mutex_);
       finish_inputs(lp);
@@ -550,7 +562,8 @@ void Simulation::deliver_remote(Link& link, const Message& message) {
 
 void Simulation::advance_remote(LogicalProcess& lp, Time bound) {
   if (!(bound > lp.bound_.load(std::memory_order_relaxed))) return;  // only the part's thread writes it
-  lp.bound_.store(bound, std::memory_order_seq_cst);  // then send_nulls reads waiters_ (see Locking)
+  lp.bound_.store(bound, std::memory_order_seq_cst);  // then reads waiters_ (see Locking)
+  if (lp.waiters_.load(std::memory_order_seq_cst) == 0) return;
   WakeList wakes;
   send_nulls(lp, bound, wakes);
   wakes.wake_all();

@@ -115,6 +115,8 @@ class LogicalProcess : public Thread {
   enum class Phase { active, receiving, blocked, finished };
 
   void run() final;
+  // The engine's receive (Simulation::receive) as receive()'s optional, once checked.
+  std::optional<Message> take(const StopToken* token);
   Message stamp(Message message, Time delay, const Link* link);
   // UsageError unless the LP's own thread calls `operation` during its simulation (the
   // sequential simulator runs it from its own thread). The check inline, the messages not.
@@ -173,10 +175,15 @@ class LogicalProcess : public Thread {
   EventKey grant_limit_{};
   Time min_lookahead_ = kNever;  // least lookahead of its input links
   // Its earliest message taken in or not (with mutex_ held).
+  // (Either key returned whole, not through std::min's reference to a temporary, which was
+  // stored field by field and read back at once, stalling store forwarding.)
   EventKey earliest_pending() const noexcept {
-    return pending_.empty() ? inbox_min_ : std::min(inbox_min_, pending_.front().key());
+    if (pending_.empty() || !(pending_.front().key() < inbox_min_)) return inbox_min_;
+    return pending_.front().key();
   }
-  std::vector<std::pair<Link*, Message>> outbox_;  // sent while handling the event (nullptr: to itself)
+  // Sent while handling the event, on links and to itself; delivered when it next receives.
+  std::vector<std::pair<Link*, Message>> outbox_;
+  std::vector<Message> scheduled_;
 };
 
 }  // namespace presto::psim

@@ -13,9 +13,9 @@
 //    simulation_scheduler.hpp), so a scheduler of yours may resolve deadlocks differently.
 //  - Protocol::null_messages (Chandy, Misra and Bryant), with null messages on demand: a null
 //    message raises a link's clock to the earliest time its sender could still send on it (the
-//    sender's lower bound on its next event, plus the link's lookahead). An LP about to block
-//    first pulls the null messages owed on the input links holding its next message back
-//    (shared memory lets it read each sender's bound), and sends its own on every output link
+//    sender's lower bound on its next event, plus the link's lookahead). An LP whose next
+//    message its cached horizon does not clear first pulls the null messages owed on all of
+//    its input links (shared memory lets it read each sender's bound), and sends its own on every output link
 //    an LP is blocked on, both when it blocks and each time it takes a message, waking those
 //    LPs. Links nobody waits on get no null messages. With positive lookahead on every link this never deadlocks (at a
 //    standstill the waiting LP with the least horizon would have pulled a clock above it); the
@@ -187,10 +187,11 @@ class Simulation {
   Time pull_null(LogicalProcess::Input& in);
   void unblock(LogicalProcess& lp, WakeList& wakes);
   // With lp's own mutex held:
+  // Moves the messages of lp's filled input FIFOs into its pending heap (filled_ not empty).
   void take_in(LogicalProcess& lp);
   // Sets lp's horizon to its least input clock and returns that link (nullptr: no inputs);
-  // with null messages, first takes what is owed on the inputs whose clocks are <= next.
-  Link* refresh_horizon(LogicalProcess& lp, Time next);
+  // with null messages, first takes what is owed on every input.
+  Link* refresh_horizon(LogicalProcess& lp);
   // Publishes lp's bound (sequentially consistent), to be followed by a look at its waiters.
   void publish_bound(LogicalProcess& lp, Time bound);
   void finish_inputs(LogicalProcess& lp);
@@ -214,11 +215,15 @@ class Simulation {
   static Breaking wake(WakeList& wakes, bool skipped);
   // A hook's failure in words, naming the scheduler and the LP holding the earliest message.
   std::string hook_failure(const SimulationScheduler& policy, const DeadlockView& view, const std::string& what) const;
+  // With no mutex held, after publishing `bound` and reading lp's waiters_ (seq_cst) as
+  // nonzero: a null message on every output link an LP is blocked on whose clock it raises.
   void send_nulls(LogicalProcess& lp, Time bound, WakeList& wakes);
   void close_outputs(LogicalProcess& lp, WakeList& wakes);
 
-  // `token` (nullptr: none) is LogicalProcess::receive(token)'s.
-  std::optional<Message> receive(LogicalProcess& lp, const StopToken* token);
+  // `token` (nullptr: none) is LogicalProcess::receive(token)'s. Sets `out` to lp's next message
+  // and returns true, or returns false once none before the end time can come. (An out
+  // parameter, not an optional: the message is copied once, straight from the heap.)
+  bool receive(LogicalProcess& lp, const StopToken* token, Message& out);
   // A stop was requested on the token of lp's receive: wakes lp if it sleeps there.
   void cancel_receive(LogicalProcess& lp) noexcept;
   void ended(LogicalProcess& lp, bool failed);
