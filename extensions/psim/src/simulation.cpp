@@ -258,12 +258,12 @@ Link* Simulation::refresh_horizon(LogicalProcess& lp, Time next) {
   // sender owes from the bound it published. Only those: pulling every input (which raises the
   // horizon as far as the bounds allow) saved scans on one processor, but on two it reads every
   // sender's bound line while the other processor keeps writing them; PHOLD's 2-processor gain
-  // (lookahead 1, 1 us work) was 0.81x and 1.01x in two runs with it, against 1.4-1.8x in three
-  // of four runs without (the fourth 1.06x: on the 2-core VM that ratio is bimodal). The input that was least at
-  // the last full scan is looked at first: if it is still no higher than the runner-up was
-  // then, it is still the least (clocks only grow) and the other inputs need no look.
-  // Otherwise one pass over all of them (contiguous, unlike the links) finds the least and the
-  // runner-up.
+  // (lookahead 1, 1 us work) was 0.81x and 1.01x in two runs with it, against 1.4-1.8x in
+  // three of four runs without (the fourth 1.06x: on the 2-core VM that ratio is bimodal).
+  // The input that was least at the last full scan is looked at first: if it is still no
+  // higher than the runner-up was then, it is still the least (clocks only grow) and the other
+  // inputs need no look. Otherwise one pass over all of them (contiguous, unlike the links)
+  // finds the least and the runner-up.
   std::vector<LogicalProcess::Input>& in = lp.in_;
   if (in.empty()) {
     lp.horizon_ = kNever;

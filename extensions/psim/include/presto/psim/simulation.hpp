@@ -13,9 +13,9 @@
 //    simulation_scheduler.hpp), so a scheduler of yours may resolve deadlocks differently.
 //  - Protocol::null_messages (Chandy, Misra and Bryant), with null messages on demand: a null
 //    message raises a link's clock to the earliest time its sender could still send on it (the
-//    sender's lower bound on its next event, plus the link's lookahead). An LP whose next
-//    message its cached horizon does not clear first pulls the null messages owed on all of
-//    its input links (shared memory lets it read each sender's bound), and sends its own on every output link
+//    sender's lower bound on its next event, plus the link's lookahead). An LP about to block
+//    first pulls the null messages owed on the input links holding its next message back
+//    (shared memory lets it read each sender's bound), and sends its own on every output link
 //    an LP is blocked on, both when it blocks and each time it takes a message, waking those
 //    LPs. Links nobody waits on get no null messages. With positive lookahead on every link this never deadlocks (at a
 //    standstill the waiting LP with the least horizon would have pulled a clock above it); the
