@@ -190,8 +190,7 @@ class Simulation {
   // Moves the messages of lp's filled input FIFOs into its pending heap (filled_ not empty).
   void take_in(LogicalProcess& lp);
   // Sets lp's horizon to its least input clock and returns that link (nullptr: no inputs);
-  // with null messages, first takes what is owed on each input whose clock is at or below
-  // `next`, the LP's next message.
+  // with null messages, first takes what is owed on the inputs whose clocks are <= next.
   Link* refresh_horizon(LogicalProcess& lp, Time next);
   // Publishes lp's bound (sequentially consistent), to be followed by a look at its waiters.
   void publish_bound(LogicalProcess& lp, Time bound);
