@@ -52,7 +52,6 @@ class ThreadCache {
         stack_limit_(policy == FreeLists::central ? stacks * processors : stacks) {
     if (policy_ == FreeLists::central) central_.stacks.reserve(stack_limit_);
   }
-
   ThreadCache(const ThreadCache&) = delete;
   ThreadCache& operator=(const ThreadCache&) = delete;
 
@@ -65,7 +64,9 @@ class ThreadCache {
   // FreeLists::per_processor each is the bare list operation after one branch.
   Thread* take_block(FreeList& local) noexcept {
     if (policy_ == FreeLists::central) [[unlikely]] return central_take_block();
-    if (local.blocks.empty()) [[unlikely]] refill_blocks(local);
+    // (The count is a hint read without the lock: a fork that finds both empty allocates
+    // without taking the depot's lock, as every fork of a first burst does.)
+    if (local.blocks.empty() && depot_size_.load(std::memory_order_relaxed) != 0) [[unlikely]] refill_blocks(local);
     return pop_block(local);
   }
   bool keep_block(FreeList& local, Thread& t) noexcept {
@@ -98,6 +99,7 @@ class ThreadCache {
     clear(central_, allocator);
     for (Thread* t : depot_) delete t;
     depot_.clear();
+    depot_size_.store(0, std::memory_order_relaxed);
   }
 
   // Runtime::free_list_lock(): guards the central lists, and the ready queue of a pool that
@@ -112,6 +114,7 @@ class ThreadCache {
     try {  // a list that cannot grow takes nothing
       local.blocks.insert(local.blocks.end(), depot_.end() - static_cast<std::ptrdiff_t>(n), depot_.end());
       depot_.resize(depot_.size() - n);
+      depot_size_.store(depot_.size(), std::memory_order_relaxed);
     } catch (const std::bad_alloc&) {  // nothing taken: the caller allocates a block
     }
     depot_lock_.unlock();
@@ -125,6 +128,7 @@ class ThreadCache {
     try {
       moved = std::min(kBatch, depot_limit_ - std::min(depot_limit_, depot_.size()));
       depot_.insert(depot_.end(), local.blocks.begin(), local.blocks.begin() + static_cast<std::ptrdiff_t>(moved));
+      depot_size_.store(depot_.size(), std::memory_order_relaxed);
     } catch (const std::bad_alloc&) {  // no memory to grow the depot: free the batch instead
       moved = 0;
     }
@@ -187,6 +191,7 @@ class ThreadCache {
   FreeList central_;               // FreeLists::central only; under lock
   RawSpinlock depot_lock_;
   std::vector<Thread*> depot_;     // FreeLists::per_processor's shared blocks; under depot_lock_
+  std::atomic<std::size_t> depot_size_{0};  // depot_.size(), written under depot_lock_
 };
 
 }  // namespace presto::detail
