@@ -68,7 +68,8 @@ def go_peer(args, build_dir, counts):
     exe = os.path.join(build_dir, "benchmarks", "go-peer")
     env = dict(os.environ, GOTOOLCHAIN="local", GOPROXY="off", GOFLAGS="-mod=mod")
     run([go, "build", "-o", exe, "."], cwd=os.path.join(ROOT, "benchmarks", "peers", "go"), env=env)
-    cmd = [exe, "-processors", str(args.processors), "-counts", counts] + (["-quick"] if args.quick else [])
+    cmd = [exe, "-processors", str(args.processors), "-counts", counts] + (["-quick"] if args.quick else []) + \
+        (["-doubling"] if args.doubling else [])
     out = run(cmd, stdout=subprocess.PIPE).stdout
     sys.stdout.write(out)
     path = os.path.join(build_dir, "benchmarks", "go.jsonl")
@@ -79,7 +80,8 @@ def go_peer(args, build_dir, counts):
 
 def run_suite(args, build_dir, out_dir):
     bench = os.path.join(build_dir, "benchmarks", "presto_bench")
-    common = ["--processors", str(args.processors)] + (["--quick"] if args.quick else [])
+    common = ["--processors", str(args.processors)] + (["--quick"] if args.quick else []) + \
+        (["--doubling"] if args.doubling else [])
     counts = run([bench, "--figure3-counts"] + common, stdout=subprocess.PIPE).stdout.strip()
     peers = go_peer(args, build_dir, counts)
     cmd = [bench] + common + (["--peers", peers] if peers else [])
@@ -663,6 +665,8 @@ def main():
     ap.add_argument("--out", help="results directory (default: benchmarks/results, or BUILD/benchmarks/"
                     "quick-results with --quick)")
     ap.add_argument("--processors", type=int, default=os.cpu_count(), help="curves run on 1..N processors")
+    ap.add_argument("--doubling", action="store_true", help="the suite's curves run on 1, 2, 4, ..., N processors "
+                    "(the applications' always do)")
     ap.add_argument("--no-build", action="store_true", help="do not run ninja first")
     ap.add_argument("--no-echo", action="store_true", help="skip the echo servers (benchmarks/echo)")
     ap.add_argument("--note", default="", help="a remark printed under the date (e.g. how quiet the machine was)")

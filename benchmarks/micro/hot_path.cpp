@@ -3,7 +3,9 @@
 // divided by N: the instructions of one operation, free of start-up and of the machine's load
 // (docs/design/runtime.md, "What it costs", keeps the counts before and after each change).
 //
-// Usage: hot_path OPERATION N
+// Usage: hot_path OPERATION N [P]
+//   P: processors (default 1, as the counts are taken); with P > 1 it is a plain timed run
+//   (`time hot_path skynet 1000000 16`: skynet's scaling on a many-core machine).
 //   yield     two threads yield to each other: N switches
 //   handoff   two threads hand a monitor's condition back and forth: N hand-offs
 //   fork-join fork an empty thread and join it at once: N threads
@@ -98,13 +100,17 @@ bool run(const std::string& op, std::uint64_t n) {
 
 int main(int argc, char** argv) {
   char* end = nullptr;
-  const std::uint64_t n = argc == 3 ? std::strtoull(argv[2], &end, 10) : 0;
-  if (argc != 3 || *end != '\0' || n == 0) {
-    std::fputs("usage: hot_path yield|handoff|fork-join|batch|skynet|lock|semaphore|barrier|future-get N   (N > 0)\n", stderr);
+  const std::uint64_t n = argc >= 3 ? std::strtoull(argv[2], &end, 10) : 0;
+  bool valid = argc >= 3 && argc <= 4 && *end == '\0' && n > 0;
+  const std::uint64_t processors = argc == 4 ? std::strtoull(argv[3], &end, 10) : 1;
+  valid = valid && *end == '\0' && processors > 0;
+  if (!valid) {
+    std::fputs("usage: hot_path yield|handoff|fork-join|batch|skynet|lock|semaphore|barrier|future-get N [P]   (N, P > 0)\n",
+               stderr);
     return 2;
   }
   const std::string op = argv[1];
-  presto::Runtime rt{{.processors = 1}};
+  presto::Runtime rt{{.processors = processors}};
   if (!rt.run([&] { return run(op, n); })) {
     std::fprintf(stderr, "hot_path: unknown operation '%s'\n", op.c_str());
     return 2;

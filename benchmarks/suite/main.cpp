@@ -3,10 +3,11 @@
 // JSON line per measurement (support/harness.hpp), then the targets as ratios.
 // benchmarks/run.py runs it with the Go peer and draws the plots; see docs/benchmarks.md.
 //
-// Usage: presto_bench [--quick] [--processors N] [--only GROUP,...] [--peers FILE]
+// Usage: presto_bench [--quick] [--processors N] [--doubling] [--only GROUP,...] [--peers FILE]
 //        presto_bench --figure3-counts      (prints Figure 3's thread counts, for the Go peer)
 //   --quick          reduced counts and repetitions (CI's smoke run, well under a minute)
 //   --processors N   curves run on 1..N processors (default: the hardware threads)
+//   --doubling       curves run on 1, 2, 4, ..., N processors instead (a machine with many cores)
 //   --only GROUP,..  switching, threads, locks, matmul, memory (default: all)
 //   --peers FILE     measurement lines of peer programs (the Go peer) to include in the ratios
 
@@ -25,7 +26,7 @@ namespace {
 
 void usage() {
   std::puts(
-      "usage: presto_bench [--quick] [--processors N] [--only GROUP,...] [--peers FILE] [--figure3-counts]\n"
+      "usage: presto_bench [--quick] [--processors N] [--doubling] [--only GROUP,...] [--peers FILE] [--figure3-counts]\n"
       "  groups: switching, threads, locks, matmul, memory");
 }
 
@@ -105,6 +106,8 @@ int main_impl(int argc, char** argv) {
       options.quick = true;
     } else if (a == "--processors") {
       options.max_processors = std::stoul(value());
+    } else if (a == "--doubling") {
+      options.doubling = true;
     } else if (a == "--only") {
       only = value();
     } else if (a == "--peers") {
@@ -123,7 +126,7 @@ int main_impl(int argc, char** argv) {
   options.repetitions = options.quick ? 3 : 7;
   if (counts) {
     const char* sep = "";
-    for (std::size_t t : figure3_counts(options.quick, options.max_processors)) {
+    for (std::size_t t : figure3_counts(options)) {
       std::printf("%s%zu", sep, t);
       sep = ",";
     }

@@ -134,7 +134,7 @@ void fiber_split(std::size_t p, Matmul& m, std::size_t parts) {
 
 void figure2(Suite& s, std::size_t n) {
   Matmul m{n};
-  for (std::size_t p = 1; p <= s.options().max_processors; ++p) {
+  for (std::size_t p : s.options().curve()) {
     presto::Runtime rt{{.processors = p}};
     s.measure("matmul_speedup", "presto", p, 1, [&] { m.checked([&] { presto_split(rt, m, p); }); }, n);
     s.measure("matmul_speedup", "std", p, 1, [&] {
@@ -187,15 +187,15 @@ void figure3_tight(Suite& s, std::size_t p) {
 }  // namespace
 
 // The thread counts of Figure 3 (shared with the Go peer, which takes the same list).
-std::vector<std::size_t> figure3_counts(bool quick, std::size_t max_processors) {
+std::vector<std::size_t> figure3_counts(const Options& o) {
   std::vector<std::size_t> counts;
-  if (quick) {
+  if (o.quick) {
     counts = {1, 25, 1'000, 40'000};
   } else {
     counts = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 16, 20, 25, 30, 40, 50, 100, 200,
               400, 1'000, 2'000, 4'000, 10'000, 20'000, 40'000};
   }
-  for (std::size_t p = 1; p <= max_processors; ++p) {
+  for (std::size_t p : o.curve()) {
     if (std::find(counts.begin(), counts.end(), p) == counts.end()) counts.push_back(p);
   }
   std::sort(counts.begin(), counts.end());
@@ -205,8 +205,8 @@ std::vector<std::size_t> figure3_counts(bool quick, std::size_t max_processors) 
 void run_matmul(Suite& s) {
   const Options& o = s.options();
   figure2(s, o.quick ? 200 : 600);
-  auto counts = figure3_counts(o.quick, o.max_processors);
-  for (std::size_t p = 1; p <= o.max_processors; ++p) figure3(s, p, counts);
+  auto counts = figure3_counts(o);
+  for (std::size_t p : o.curve()) figure3(s, p, counts);
   figure3_tight(s, o.max_processors);
 }
 

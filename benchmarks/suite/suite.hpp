@@ -20,7 +20,15 @@ namespace presto::bench {
 struct Options {
   bool quick = false;
   std::size_t max_processors = 2;  // curves run on 1..max_processors
+  bool doubling = false;           // ... or on 1, 2, 4, ..., max_processors (many cores, less time)
   int repetitions = 7;
+  // The processor counts a curve is measured at, ascending, ending with max_processors.
+  std::vector<std::size_t> curve() const {
+    std::vector<std::size_t> ps;
+    for (std::size_t p = 1; p < max_processors; p = doubling ? 2 * p : p + 1) ps.push_back(p);
+    ps.push_back(max_processors);
+    return ps;
+  }
   // Divides the big counts (1,000,000 threads, ...) in --quick runs.
   std::uint64_t scaled(std::uint64_t full, std::uint64_t quick_value) const { return quick ? quick_value : full; }
 };
@@ -63,7 +71,7 @@ class Pinned {
 // first `processors` CPUs.
 void with_fibers(std::size_t processors, const std::function<void()>& body);
 
-std::vector<std::size_t> figure3_counts(bool quick, std::size_t max_processors);
+std::vector<std::size_t> figure3_counts(const Options& o);
 
 void run_switching(Suite& s);
 void run_threads(Suite& s);

@@ -122,9 +122,9 @@ void skynet(Suite& s, std::size_t p, std::uint64_t leaves) {
 void run_threads(Suite& s) {
   const Options& o = s.options();
   fork_join(s, o.scaled(2'000'000, 100'000));
-  for (std::size_t p = 1; p <= o.max_processors; ++p) create_destroy(s, p, o.scaled(100'000, 20'000));
+  for (std::size_t p : o.curve()) create_destroy(s, p, o.scaled(100'000, 20'000));
   const std::uint64_t leaves = o.scaled(1'000'000, 10'000);
-  for (std::size_t p = 1; p <= o.max_processors; ++p) skynet(s, p, leaves);
+  for (std::size_t p : o.curve()) skynet(s, p, leaves);
   // Thread-count scaling: the cost per thread as the tree grows, on all processors.
   for (std::uint64_t smaller = std::max<std::uint64_t>(leaves / 1000, 100); smaller < leaves; smaller *= 10) {
     skynet(s, o.max_processors, smaller);

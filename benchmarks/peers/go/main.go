@@ -152,13 +152,28 @@ func skynet(c chan uint64, num, size uint64) {
 	c <- sum
 }
 
-// skynets measures skynet with `leaves` leaves on minP..maxP processors.
-func skynets(minP, maxP int, leaves uint64) {
+// curve returns the processor counts a curve is measured at: 1..maxP, or with doubling
+// 1, 2, 4, ..., maxP (presto_bench --doubling).
+func curve(maxP int, doubling bool) []int {
+	var ps []int
+	for p := 1; p < maxP; {
+		ps = append(ps, p)
+		if doubling {
+			p *= 2
+		} else {
+			p++
+		}
+	}
+	return append(ps, maxP)
+}
+
+// skynets measures skynet with `leaves` leaves on each of the processor counts ps.
+func skynets(ps []int, leaves uint64) {
 	threads := uint64(0)
 	for level := leaves; level >= 1; level /= 10 {
 		threads += leaves / level
 	}
-	for p := minP; p <= maxP; p++ {
+	for _, p := range ps {
 		measure("skynet", p, threads, leaves, func() {
 			c := make(chan uint64, 1)
 			go skynet(c, 0, leaves)
@@ -169,7 +184,7 @@ func skynets(minP, maxP int, leaves uint64) {
 	}
 }
 
-func matmul(maxP int, counts []uint64) {
+func matmul(ps []int, counts []uint64) {
 	const n = 200
 	a, bt, c := make([]float64, n*n), make([]float64, n*n), make([]float64, n*n)
 	for i := range a {
@@ -185,7 +200,7 @@ func matmul(maxP int, counts []uint64) {
 			c[e] = sum
 		}
 	}
-	for p := 1; p <= maxP; p++ {
+	for _, p := range ps {
 		for _, t := range counts {
 			parts := int(t)
 			measure("matmul200", p, 1, t, func() {
@@ -249,6 +264,7 @@ func blockedMemory(n uint64) {
 func main() {
 	quick := flag.Bool("quick", false, "reduced counts and repetitions")
 	maxP := flag.Int("processors", runtime.NumCPU(), "curves run on 1..N processors")
+	doubling := flag.Bool("doubling", false, "curves run on 1, 2, 4, ..., N processors instead")
 	countList := flag.String("counts", "1,25,1000,40000", "Figure 3 thread counts (presto_bench --figure3-counts)")
 	flag.Parse()
 	if *quick {
@@ -275,9 +291,10 @@ func main() {
 		channelPingPong(2, scaled(*quick, 400_000, 20_000))
 	}
 	leaves := scaled(*quick, 1_000_000, 10_000)
-	skynets(1, *maxP, leaves)
+	ps := curve(*maxP, *doubling)
+	skynets(ps, leaves)
 	for smaller := max(leaves/1000, 100); smaller < leaves; smaller *= 10 {
-		skynets(*maxP, *maxP, smaller)
+		skynets([]int{*maxP}, smaller)
 	}
-	matmul(*maxP, counts)
+	matmul(ps, counts)
 }
