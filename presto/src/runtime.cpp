@@ -105,7 +105,9 @@ RuntimeStats Runtime::stats() const {
     s.dispatches += p.dispatches();
     s.inline_joins += p.state_->inline_joins.load(std::memory_order_relaxed);
     s.preemptions += p.preemptions();
+    s.parks += p.state_->parks.load(std::memory_order_relaxed);
   });
+  s.wakeups = impl_->wakeups.load(std::memory_order_relaxed);
   s.live_threads += impl_->external_registry.size();
   s.ready_threads = scheduler().pool().size();
   s.stacks_cached += impl_->free_lists->central_stacks();

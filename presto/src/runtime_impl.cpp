@@ -398,12 +398,20 @@ void RuntimeImpl::wake_one() noexcept {
     parked.pop_back();
     sleepers.fetch_sub(1, std::memory_order_relaxed);
     was_polling = q == polling;
+    // q counts as spinning until it has looked for work (Go's wakep does the same): a putter
+    // that comes before it wakes up does not wake another for the same work. (Figure 3's
+    // pattern, one forker on 16 processors, paid a futex wake on most forks without it.)
+    if (!q->state_->spin_token) {
+      q->state_->spin_token = true;
+      spinning.fetch_add(1, std::memory_order_seq_cst);
+    }
   }
   parked_lock.unlock();
   if (q != nullptr) unpark(*q, was_polling);
 }
 
 void RuntimeImpl::unpark(Processor& q, bool was_polling) noexcept {
+  wakeups.fetch_add(1, std::memory_order_relaxed);
   if (was_polling) {
     poller.load(std::memory_order_acquire)->wake();
     return;

@@ -44,7 +44,12 @@ struct ProcessorState {
   std::uint64_t id_limit = 0;
   std::atomic<std::uint64_t> recycled{0};      // written by this processor only
   std::atomic<std::uint64_t> inline_joins{0};  // written by this processor only
+  std::atomic<std::uint64_t> parks{0};         // written by this processor only
   QuantumTimer* quantum_timer = nullptr;  // while the processor runs; paused while it parks
+  // Set by RuntimeImpl::wake_one, which counted this parked processor as spinning so that
+  // wakers do not wake more while it gets going; Processor::park takes the count back. Guarded
+  // by RuntimeImpl::parked_lock.
+  bool spin_token = false;
 };
 
 // The processors: slots made once and kept until the runtime dies (set_processors reuses
@@ -169,6 +174,7 @@ class RuntimeImpl {
   Registry retained;
   std::atomic<std::uint64_t> id_source{1};
   std::atomic<std::uint64_t> threads_created{0};
+  std::atomic<std::uint64_t> wakeups{0};  // unpark() calls (RuntimeStats::wakeups)
 
   StackAllocator stacks;
   std::optional<ThreadCache> free_lists;  // made once the number of processors is known
@@ -177,7 +183,10 @@ class RuntimeImpl {
 
   // idling and halting
   std::atomic<std::size_t> idle{0};       // processors in their idle loop
-  std::atomic<std::size_t> spinning{0};   // of those, polling for work
+  // Of those, polling for work, plus the processors woken to look for work that have not
+  // looked yet (ProcessorState::spin_token). A putter wakes a parked processor only when it
+  // is 0 (wake_if_needed).
+  std::atomic<std::size_t> spinning{0};
   std::atomic<std::size_t> sleepers{0};   // of those, parked
   // Counts exits from the idle loop. A processor bumps it (after leaving `idle`, before it
   // looks for a thread), so a

@@ -1,6 +1,7 @@
 // Halting: run() returns when no thread is ready or running and no wake-up can come. Blocked
 // survivors are a Deadlock listing each thread and what it waits on; an exception nobody can
-// join ends the run; timers and KeepAlives keep the system up; an idle runtime uses no CPU;
+// join ends the run; timers and KeepAlives keep the system up; an idle runtime uses no CPU,
+// and its stats count the parks and wake-ups;
 // Scheduler::halt() can be overridden to revive the system (as PSIM does); an IdlePoller's last
 // waiter leaving never strands the halt check.
 
@@ -177,6 +178,21 @@ TEST_CASE("an idle runtime uses no CPU", "[core][halting]") {
   outside.join();
   INFO("process CPU time during a 200 ms idle wait on 4 processors: " << cpu_during_wait << " ms");
   CHECK(cpu_during_wait < 20.0);  // parked processors; a busy one would burn 200 ms each
+}
+
+TEST_CASE("stats count the parks of idle processors and their wake-ups", "[core][halting]") {
+  // Each sleep leaves both processors with nothing to run: with no spinning first, they park,
+  // and the timer's expiry wakes one to run the sleeper again.
+  Runtime rt{{.processors = 2, .idle_spin = 0}};
+  const RuntimeStats before = rt.stats();
+  rt.run([] {
+    for (int i = 0; i < 5; ++i) sleep_for(2ms);
+  });
+  const RuntimeStats after = rt.stats();
+  CHECK(before.parks == 0);
+  CHECK(before.wakeups == 0);
+  CHECK(after.parks >= 5);
+  CHECK(after.wakeups >= 5);
 }
 
 TEST_CASE("Scheduler::halt can revive a halted system", "[core][halting]") {

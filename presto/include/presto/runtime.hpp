@@ -186,6 +186,8 @@ struct RuntimeStats {
   std::uint64_t dispatches = 0;        // threads put on a processor (switches and inline joins)
   std::uint64_t inline_joins = 0;      // threads run by their joiner (RuntimeConfig::inline_joins)
   std::uint64_t preemptions = 0;       // threads preempted at the end of a quantum
+  std::uint64_t parks = 0;             // idle processors that went to sleep (futex or IdlePoller)
+  std::uint64_t wakeups = 0;           // parked processors woken for work (or to check for a halt)
   std::size_t unguarded_stacks = 0;    // stacks protected by a canary instead of a guard page
 };
 
