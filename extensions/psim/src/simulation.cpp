@@ -234,6 +234,36 @@ bool Simulation::restart_all(bool may_wait, WakeList& wakes) {
   return all;
 }
 
+namespace {
+
+// Moves the earliest message of a pending heap (LaterKey, as std::push_heap builds it) into
+// `out`. std::pop_heap's step to the earlier of two children is a branch that each level
+// mispredicts about half the time (the children's order is a coin toss); here the step is
+// picked without a branch. Like std::pop_heap, the hole goes down to a leaf first (a loop
+// whose length depends only on the heap's size) and the last message rises from there.
+void pop_earliest(std::vector<Message>& heap, Message& out) {
+  out = heap.front();
+  const Message last = heap.back();
+  heap.pop_back();
+  const std::size_t n = heap.size();
+  if (n == 0) return;
+  Message* const h = heap.data();
+  const LaterKey later;
+  std::size_t hole = 0;
+  for (std::size_t child = 1; child < n; child = 2 * hole + 1) {
+    child += static_cast<std::size_t>(child + 1 < n) & static_cast<std::size_t>(later(h[child], h[child + 1]));
+    h[hole] = h[child];
+    hole = child;
+  }
+  while (hole > 0 && later(h[(hole - 1) / 2], last)) {
+    h[hole] = h[(hole - 1) / 2];
+    hole = (hole - 1) / 2;
+  }
+  h[hole] = last;
+}
+
+}  // namespace
+
 void Simulation::take_in(LogicalProcess& lp) {
   for (Link* l : lp.filled_) {
     for (const Message& m : l->fifo_) {
@@ -443,9 +473,7 @@ bool Simulation::receive(LogicalProcess& lp, const StopToken* token, Message& ou
     if (next >= lp.horizon_) holding = refresh_horizon(lp, next);  // the cached one is a lower bound
     // (next < the end time: the heap is not empty.) Safe below the horizon, or granted.
     if (!done_ && next < config_.end_time && (next < lp.horizon_ || lp.pending_.front().key() < lp.grant_limit_)) {
-      std::pop_heap(lp.pending_.begin(), lp.pending_.end(), LaterKey{});
-      out = lp.pending_.back();
-      lp.pending_.pop_back();
+      pop_earliest(lp.pending_, out);
       lp.key_ = out.key();
       lp.phase_ = LogicalProcess::Phase::active;
       lp.cancelled_ = false;
