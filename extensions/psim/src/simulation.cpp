@@ -276,14 +276,28 @@ void Simulation::take_in(LogicalProcess& lp) {
   lp.inbox_min_ = EventKey{kNever};
 }
 
-// What refresh_horizon's scan reads instead of a sender's bound for an input that is owed no
-// null message: the least bound, which raises no clock.
+// What pull_owed reads instead of a sender's bound for an input that is owed no null message:
+// the least bound, which raises no clock.
 static const std::atomic<Time> kNoPromise{-kNever};
 
 inline Time Simulation::pull_null(LogicalProcess::Input& in) {
   // Without branches: whether a sender has moved since the last pull is a coin toss that a
   // mispredicted branch per input would charge for.
   const Time promise = in.sender_bound->load(std::memory_order_seq_cst) + in.lookahead;
+  in.null_messages += static_cast<std::uint64_t>(promise > in.clock);
+  in.clock = std::max(in.clock, promise);
+  return in.clock;
+}
+
+inline Time Simulation::pull_owed(LogicalProcess::Input& in, Time next) {
+  // Whether an input is owed a pull is a coin toss too (about 9 of PHOLD's 15 inputs at a full
+  // scan): so no branch, but a bound to read chosen by a mask, the sender's or kNoPromise's; an
+  // input owed nothing still reads no sender's line. (A conditional expression compiled to a
+  // branch that callgrind's branch simulation found mispredicted about 2 times per event.)
+  const std::uintptr_t owed = std::uintptr_t{0} - static_cast<std::uintptr_t>(in.clock <= next);
+  const auto* bound = reinterpret_cast<const std::atomic<Time>*>(
+      (reinterpret_cast<std::uintptr_t>(in.sender_bound) & owed) | (reinterpret_cast<std::uintptr_t>(&kNoPromise) & ~owed));
+  const Time promise = bound->load(std::memory_order_seq_cst) + in.lookahead;
   in.null_messages += static_cast<std::uint64_t>(promise > in.clock);
   in.clock = std::max(in.clock, promise);
   return in.clock;
@@ -320,22 +334,7 @@ Link* Simulation::refresh_horizon(LogicalProcess& lp, Time next) {
   Time least_clock = kNever, runner_up = kNever;
   const auto scan = [&](auto pulling) {
     for (LogicalProcess::Input* i = first; i != end; ++i) {
-      Time c = i->clock;
-      if constexpr (pulling) {
-        // Whether an input is owed a pull is a coin toss too (about 9 of PHOLD's 15 inputs at
-        // a full scan): so no branch, but a bound to read chosen by a mask, the sender's or
-        // kNoPromise's, which raises nothing; an input not owed one still reads no sender's line.
-        // (A conditional expression here compiled to a branch, mispredicted about 2 times per
-        // event: callgrind's branch simulation.)
-        const std::uintptr_t owed = std::uintptr_t{0} - static_cast<std::uintptr_t>(c <= next);
-        const auto* bound = reinterpret_cast<const std::atomic<Time>*>(
-            (reinterpret_cast<std::uintptr_t>(i->sender_bound) & owed) |
-            (reinterpret_cast<std::uintptr_t>(&kNoPromise) & ~owed));
-        const Time promise = bound->load(std::memory_order_seq_cst) + i->lookahead;
-        i->null_messages += static_cast<std::uint64_t>(promise > c);
-        c = std::max(c, promise);
-        i->clock = c;
-      }
+      const Time c = pulling ? pull_owed(*i, next) : i->clock;
       // Branch-free, like pull_null: which input is least is as unpredictable.
       runner_up = std::min(runner_up, std::max(least_clock, c));
       least = c < least_clock ? i : least;

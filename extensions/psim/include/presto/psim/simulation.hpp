@@ -185,6 +185,9 @@ class Simulation {
   bool deliver(Link& link, const Message& m, WakeList& wakes);
   // Raises an input's clock to its sender's published bound; returns the clock.
   Time pull_null(LogicalProcess::Input& in);
+  // pull_null if the input's clock is at or below `next` (its sender's bound read only then);
+  // returns the clock.
+  Time pull_owed(LogicalProcess::Input& in, Time next);
   void unblock(LogicalProcess& lp, WakeList& wakes);
   // With lp's own mutex held:
   // Moves the messages of lp's filled input FIFOs into its pending heap (filled_ not empty).
