@@ -1,6 +1,7 @@
 #include <presto/psim/simulation.hpp>
 
 #include <algorithm>
+#include <bit>
 #include <cassert>
 #include <chrono>
 #include <cmath>
@@ -110,6 +111,7 @@ Link& Simulation::connect(LogicalProcess& from, LogicalProcess& to, Time lookahe
   }
   links_.push_back(std::make_unique<Link>(from, to, lookahead));
   Link& l = *links_.back();
+  l.out_slot_ = static_cast<std::uint32_t>(from.outputs_.size());
   from.outputs_.push_back(&l);
   l.slot_ = static_cast<std::uint32_t>(to.inputs_.size());
   to.inputs_.push_back(&l);
@@ -125,11 +127,11 @@ Link& Simulation::connect(LogicalProcess& from, LogicalProcess& to, Time lookahe
 // A thread holds at most one LP's mutex at a time, except break_deadlock and a failing LP,
 // which take every LP's in index order (AllLocks); the spinlock of the link an LP sleeps on is
 // taken inside that LP's mutex. What other LPs need of an LP without its mutex is published
-// in atomics: its lower bound (bound_, for the null messages they pull from it), how many LPs
-// sleep on its output links and on which (waiters_, Link::waited_, for the null messages it
-// pushes; kept under null messages only). An LP about to sleep publishes its bound and then
-// reads waiters_; an LP about to sleep on a link sets waited_ and waiters_ then reads the
-// link's sender's bound: one of the two sees the other (all four accesses are sequentially
+// in atomics: its lower bound (bound_, for the null messages they pull from it) and which of
+// its output links an LP sleeps on (waited_, a bit per link, for the null messages it pushes;
+// kept under null messages only). An LP about to sleep publishes its bound and then reads
+// waited_; an LP about to sleep on a link sets the link's bit in its sender's waited_ then reads
+// that sender's bound: one of the two sees the other (all four accesses are sequentially
 // consistent), so no null message is lost. When an LP takes an event it publishes the event's
 // time with a plain release store and pushes null messages to the waiters it sees: a waiter it
 // misses then is served when it blocks, at the latest.
@@ -232,6 +234,36 @@ bool Simulation::restart_all(bool may_wait, WakeList& wakes) {
   return all;
 }
 
+namespace {
+
+// Moves the earliest message of a pending heap (LaterKey, as std::push_heap builds it) into
+// `out`. std::pop_heap's step to the earlier of two children is a branch that each level
+// mispredicts about half the time (the children's order is a coin toss); here the step is
+// picked without a branch. Like std::pop_heap, the hole goes down to a leaf first (a loop
+// whose length depends only on the heap's size) and the last message rises from there.
+void pop_earliest(std::vector<Message>& heap, Message& out) {
+  out = heap.front();
+  const Message last = heap.back();
+  heap.pop_back();
+  const std::size_t n = heap.size();
+  if (n == 0) return;
+  Message* const h = heap.data();
+  const LaterKey later;
+  std::size_t hole = 0;
+  for (std::size_t child = 1; child < n; child = 2 * hole + 1) {
+    child += static_cast<std::size_t>(child + 1 < n) & static_cast<std::size_t>(later(h[child], h[child + 1]));
+    h[hole] = h[child];
+    hole = child;
+  }
+  while (hole > 0 && later(h[(hole - 1) / 2], last)) {
+    h[hole] = h[(hole - 1) / 2];
+    hole = (hole - 1) / 2;
+  }
+  h[hole] = last;
+}
+
+}  // namespace
+
 void Simulation::take_in(LogicalProcess& lp) {
   for (Link* l : lp.filled_) {
     for (const Message& m : l->fifo_) {
@@ -244,10 +276,28 @@ void Simulation::take_in(LogicalProcess& lp) {
   lp.inbox_min_ = EventKey{kNever};
 }
 
+// What pull_owed reads instead of a sender's bound for an input that is owed no null message:
+// the least bound, which raises no clock.
+static const std::atomic<Time> kNoPromise{-kNever};
+
 inline Time Simulation::pull_null(LogicalProcess::Input& in) {
   // Without branches: whether a sender has moved since the last pull is a coin toss that a
   // mispredicted branch per input would charge for.
   const Time promise = in.sender_bound->load(std::memory_order_seq_cst) + in.lookahead;
+  in.null_messages += static_cast<std::uint64_t>(promise > in.clock);
+  in.clock = std::max(in.clock, promise);
+  return in.clock;
+}
+
+inline Time Simulation::pull_owed(LogicalProcess::Input& in, Time next) {
+  // Whether an input is owed a pull is a coin toss too (about 9 of PHOLD's 15 inputs at a full
+  // scan): so no branch, but a bound to read chosen by a mask, the sender's or kNoPromise's; an
+  // input owed nothing still reads no sender's line. (A conditional expression compiled to a
+  // branch that callgrind's branch simulation found mispredicted about 2 times per event.)
+  const std::uintptr_t owed = std::uintptr_t{0} - static_cast<std::uintptr_t>(in.clock <= next);
+  const auto* bound = reinterpret_cast<const std::atomic<Time>*>(
+      (reinterpret_cast<std::uintptr_t>(in.sender_bound) & owed) | (reinterpret_cast<std::uintptr_t>(&kNoPromise) & ~owed));
+  const Time promise = bound->load(std::memory_order_seq_cst) + in.lookahead;
   in.null_messages += static_cast<std::uint64_t>(promise > in.clock);
   in.clock = std::max(in.clock, promise);
   return in.clock;
@@ -284,7 +334,7 @@ Link* Simulation::refresh_horizon(LogicalProcess& lp, Time next) {
   Time least_clock = kNever, runner_up = kNever;
   const auto scan = [&](auto pulling) {
     for (LogicalProcess::Input* i = first; i != end; ++i) {
-      const Time c = pulling && i->clock <= next ? pull_null(*i) : i->clock;
+      const Time c = pulling ? pull_owed(*i, next) : i->clock;
       // Branch-free, like pull_null: which input is least is as unpredictable.
       runner_up = std::min(runner_up, std::max(least_clock, c));
       least = c < least_clock ? i : least;
@@ -306,34 +356,44 @@ Link* Simulation::refresh_horizon(LogicalProcess& lp, Time next) {
 void Simulation::publish_bound(LogicalProcess& lp, Time bound) {
   // Only lp writes its bound; a bound never goes down (an LP's next event is never earlier
   // than one it could already promise). Stored again even when not higher: the store is
-  // sequentially consistent, and the caller reads waiters_ next.
+  // sequentially consistent, and the caller reads waited_ next.
   lp.bound_.store(std::max(bound, lp.bound_.load(std::memory_order_relaxed)), std::memory_order_seq_cst);
   lp.announced_ = bound;
 }
 
 
 void Simulation::send_nulls(LogicalProcess& lp, Time bound, WakeList& wakes) {
-  for (Link* l : lp.outputs_) {
-    if (!l->waited_.load(std::memory_order_seq_cst)) continue;
-    LogicalProcess& r = l->to_;
-    std::lock_guard theirs(r.mutex_);
-    LogicalProcess::Input& in = r.in_[l->slot_];
-    const Time promise = bound + l->lookahead_;
-    if (r.phase_ != LogicalProcess::Phase::blocked || r.blocked_on_ != l || promise <= in.clock) continue;
-    in.clock = promise;
-    ++in.null_messages;
-    unblock(r, wakes);
+  for (std::size_t w = 0; w < lp.waited_.size(); ++w) {
+    for (std::uint64_t bits = lp.waited_[w].load(std::memory_order_seq_cst); bits != 0; bits &= bits - 1) {
+      send_null(*lp.outputs_[w * 64 + static_cast<std::size_t>(std::countr_zero(bits))], bound, wakes);
+    }
   }
+}
+
+void Simulation::send_null(Link& link, Time bound, WakeList& wakes) {
+  // Its bit may be stale (the receiver woke since): whether it still sleeps on the link is
+  // decided under its mutex.
+  LogicalProcess& r = link.to_;
+  std::lock_guard theirs(r.mutex_);
+  LogicalProcess::Input& in = r.in_[link.slot_];
+  const Time promise = bound + link.lookahead_;
+  if (r.phase_ != LogicalProcess::Phase::blocked || r.blocked_on_ != &link || promise <= in.clock) return;
+  in.clock = promise;
+  ++in.null_messages;
+  unblock(r, wakes);
+}
+
+inline std::uint64_t Simulation::bit(const Link& link) noexcept { return std::uint64_t{1} << (link.out_slot_ % 64); }
+
+inline void Simulation::unwait(Link& link) noexcept {
+  link.from_.waited_[link.out_slot_ / 64].fetch_and(~bit(link), std::memory_order_relaxed);
 }
 
 void Simulation::unblock(LogicalProcess& lp, WakeList& wakes) {
   // lp set blocked_on_ under its mutex and took that link's spinlock before releasing the
   // mutex, and keeps it until it is switched out: once we hold the spinlock, lp waits on it.
   Link* l = lp.blocked_on_;
-  if (config_.protocol == Protocol::null_messages) {
-    l->waited_.store(false, std::memory_order_relaxed);
-    l->from_.waiters_.fetch_sub(1, std::memory_order_relaxed);
-  }
+  if (config_.protocol == Protocol::null_messages) unwait(*l);
   l->spin_lock();
   bool waiting = l->recall(lp);
   l->spin_unlock();
@@ -412,9 +472,7 @@ bool Simulation::receive(LogicalProcess& lp, const StopToken* token, Message& ou
     if (next >= lp.horizon_) holding = refresh_horizon(lp, next);  // the cached one is a lower bound
     // (next < the end time: the heap is not empty.) Safe below the horizon, or granted.
     if (!done_ && next < config_.end_time && (next < lp.horizon_ || lp.pending_.front().key() < lp.grant_limit_)) {
-      std::pop_heap(lp.pending_.begin(), lp.pending_.end(), LaterKey{});
-      out = lp.pending_.back();
-      lp.pending_.pop_back();
+      pop_earliest(lp.pending_, out);
       lp.key_ = out.key();
       lp.phase_ = LogicalProcess::Phase::active;
       lp.cancelled_ = false;
@@ -423,7 +481,7 @@ bool Simulation::receive(LogicalProcess& lp, const StopToken* token, Message& ou
       if (!(next < lp.horizon_)) ++lp.stats_.deadlock_grants;
       own.unlock();
       // Null messages on demand: LPs waiting on this one learn at once that it has moved on.
-      if (nulls && lp.waiters_.load(std::memory_order_seq_cst) > 0) send_nulls(lp, next, wakes);
+      if (nulls && lp.waited()) send_nulls(lp, next, wakes);
       wakes.wake_all();
       return true;
     }
@@ -453,7 +511,7 @@ bool Simulation::receive(LogicalProcess& lp, const StopToken* token, Message& ou
       const Time bound = std::min(next, lp.horizon_);
       if (bound > lp.announced_) {
         publish_bound(lp, bound);
-        if (lp.waiters_.load(std::memory_order_seq_cst) > 0) {
+        if (lp.waited()) {
           own.unlock();
           send_nulls(lp, bound, wakes);
           wakes.wake_all();
@@ -461,8 +519,7 @@ bool Simulation::receive(LogicalProcess& lp, const StopToken* token, Message& ou
           continue;
         }
       }
-      holding->waited_.store(true, std::memory_order_seq_cst);
-      holding->from_.waiters_.fetch_add(1, std::memory_order_seq_cst);
+      holding->from_.waited_[holding->out_slot_ / 64].fetch_or(bit(*holding), std::memory_order_seq_cst);
     }
     lp.blocked_on_ = holding;
     lp.phase_ = LogicalProcess::Phase::blocked;
@@ -470,8 +527,7 @@ bool Simulation::receive(LogicalProcess& lp, const StopToken* token, Message& ou
     if (nulls && held.sender_bound->load(std::memory_order_seq_cst) + held.lookahead > held.clock) {
       // Its sender published a higher bound before it could see us wait: take it and look
       // again (nobody unblocked us: that takes our mutex).
-      holding->waited_.store(false, std::memory_order_relaxed);
-      holding->from_.waiters_.fetch_sub(1, std::memory_order_relaxed);
+      unwait(*holding);
       lp.blocked_on_ = nullptr;
       lp.phase_ = LogicalProcess::Phase::receiving;
       pull_null(held);
@@ -565,8 +621,8 @@ void Simulation::deliver_remote(Link& link, const Message& message) {
 
 void Simulation::advance_remote(LogicalProcess& lp, Time bound) {
   if (!(bound > lp.bound_.load(std::memory_order_relaxed))) return;  // only the part's thread writes it
-  lp.bound_.store(bound, std::memory_order_seq_cst);  // then reads waiters_ (see Locking)
-  if (lp.waiters_.load(std::memory_order_seq_cst) == 0) return;
+  lp.bound_.store(bound, std::memory_order_seq_cst);  // then reads waited_ (see Locking)
+  if (!lp.waited()) return;
   WakeList wakes;
   send_nulls(lp, bound, wakes);
   wakes.wake_all();
@@ -720,6 +776,7 @@ SimulationStats Simulation::run(std::unique_ptr<SimulationScheduler> scheduler) 
   if (remote_ != nullptr) check_distributable();  // links may have been added since distribute()
   claim("psim::Simulation::run");
   earliest_.resize(processes_.size());  // for break_deadlock, which must not allocate
+  for (auto& lp : processes_) lp->waited_ = std::vector<std::atomic<std::uint64_t>>((lp->outputs_.size() + 63) / 64);
   scheduler->simulation_ = this;
   std::unique_ptr<Scheduler> previous;
   {

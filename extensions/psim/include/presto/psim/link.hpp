@@ -10,7 +10,6 @@
 // `lookahead` is both a promise made by the sender (send() rejects shorter delays) and what
 // the null-message protocol adds to the sender's own lower bound.
 
-#include <atomic>
 #include <cstdint>
 #include <string>
 #include <string_view>
@@ -49,10 +48,9 @@ class Link final : public SynchroObject {
   Time lookahead_;
   // Guarded by the receiver's mutex (which also guards its clock, kept in to_.in_[slot_]).
   std::uint32_t slot_ = 0;     // its index in to_.inputs_
+  std::uint32_t out_slot_ = 0;  // its index in from_.outputs_ (its bit in from_.waited_)
   std::vector<Message> fifo_;  // sent, not yet taken in by the receiver, in send order
   std::uint64_t messages_ = 0;
-  // The receiver sleeps on this link: its sender owes it a null message when its bound grows.
-  std::atomic<bool> waited_{false};
 };
 
 }  // namespace presto::psim

@@ -166,10 +166,21 @@ class LogicalProcess : public Thread {
   Time runner_up_ = -kNever;       // <= every other input's clock
   Link* blocked_on_ = nullptr;
   // Read by other LPs without mutex_:
-  std::atomic<std::uint32_t> waiters_{0};  // LPs blocked on one of its output links
+  // Bit i%64 of word i/64 is set while an LP sleeps on outputs_[i]: it is owed a null message
+  // when this LP's bound grows. One bitmask, not a flag in each link, so that an LP with no
+  // waiter finds that out in one load, and one with waiters loads only their links (PHOLD's
+  // 15 output links, one cache line each, were most of the cost of pushing null messages).
+  // Sized by Simulation::run; kept under null messages only.
+  std::vector<std::atomic<std::uint64_t>> waited_;
+  bool waited() const noexcept {
+    for (const auto& word : waited_) {
+      if (word.load(std::memory_order_seq_cst) != 0) return true;
+    }
+    return false;
+  }
   std::atomic<Time> bound_{0};  // published lower bound on its next event (only grows)
   std::atomic<Time> ready_time_{0};  // see ready_time(); written under mutex_
-  Time announced_ = 0;  // the last bound it published before reading waiters_ (guarded by mutex_)
+  Time announced_ = 0;  // the last bound it published before reading waited_ (guarded by mutex_)
   // Breaking a deadlock proved every message below this key safe for this LP: nothing that
   // is not this LP's own doing can reach it below the key, and its sends to other LPs lower it.
   EventKey grant_limit_{};

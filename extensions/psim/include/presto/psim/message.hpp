@@ -54,7 +54,11 @@ constexpr EventKey just_after(EventKey k) noexcept {
 
 // Heap order for std::push_heap/pop_heap: the earliest key on top.
 struct LaterKey {
-  bool operator()(const Message& a, const Message& b) const noexcept { return b.key() < a.key(); }
+  bool operator()(const Message& a, const Message& b) const noexcept {
+    // The time alone unless it ties (finite times: the same order as the whole keys').
+    if (a.time != b.time) return b.time < a.time;
+    return b.key() < a.key();
+  }
 };
 
 }  // namespace presto::psim

@@ -185,6 +185,9 @@ class Simulation {
   bool deliver(Link& link, const Message& m, WakeList& wakes);
   // Raises an input's clock to its sender's published bound; returns the clock.
   Time pull_null(LogicalProcess::Input& in);
+  // pull_null if the input's clock is at or below `next` (its sender's bound read only then);
+  // returns the clock.
+  Time pull_owed(LogicalProcess::Input& in, Time next);
   void unblock(LogicalProcess& lp, WakeList& wakes);
   // With lp's own mutex held:
   // Moves the messages of lp's filled input FIFOs into its pending heap (filled_ not empty).
@@ -215,9 +218,13 @@ class Simulation {
   static Breaking wake(WakeList& wakes, bool skipped);
   // A hook's failure in words, naming the scheduler and the LP holding the earliest message.
   std::string hook_failure(const SimulationScheduler& policy, const DeadlockView& view, const std::string& what) const;
-  // With no mutex held, after publishing `bound` and reading lp's waiters_ (seq_cst) as
-  // nonzero: a null message on every output link an LP is blocked on whose clock it raises.
+  // With no mutex held, after publishing `bound` and finding lp waited() on: a null message on
+  // every output link an LP is blocked on whose clock it raises (send_null, one link).
   void send_nulls(LogicalProcess& lp, Time bound, WakeList& wakes);
+  void send_null(Link& link, Time bound, WakeList& wakes);
+  // A link's bit in its sender's waited_ words; unwait clears it (its receiver's mutex held).
+  static std::uint64_t bit(const Link& link) noexcept;
+  static void unwait(Link& link) noexcept;
   void close_outputs(LogicalProcess& lp, WakeList& wakes);
 
   // `token` (nullptr: none) is LogicalProcess::receive(token)'s. Sets `out` to lp's next message
