@@ -243,10 +243,9 @@ namespace {
 // whose length depends only on the heap's size) and the last message rises from there.
 void pop_earliest(std::vector<Message>& heap, Message& out) {
   out = heap.front();
-  const Message last = heap.back();
-  heap.pop_back();
-  const std::size_t n = heap.size();
-  if (n == 0) return;
+  // The heap becomes h[0, n); h[n], the last message, stays in the vector until the end, so
+  // that the branch-free step may read h[child + 1] = h[n] when the right child is past n.
+  const std::size_t n = heap.size() - 1;
   Message* const h = heap.data();
   const LaterKey later;
   std::size_t hole = 0;
@@ -255,11 +254,12 @@ void pop_earliest(std::vector<Message>& heap, Message& out) {
     h[hole] = h[child];
     hole = child;
   }
-  while (hole > 0 && later(h[(hole - 1) / 2], last)) {
+  while (hole > 0 && later(h[(hole - 1) / 2], h[n])) {
     h[hole] = h[(hole - 1) / 2];
     hole = (hole - 1) / 2;
   }
-  h[hole] = last;
+  h[hole] = h[n];
+  heap.pop_back();
 }
 
 }  // namespace
