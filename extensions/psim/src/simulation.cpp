@@ -280,14 +280,16 @@ void Simulation::take_in(LogicalProcess& lp) {
 // the least bound, which raises no clock.
 static const std::atomic<Time> kNoPromise{-kNever};
 
-inline Time Simulation::pull_null(LogicalProcess::Input& in) {
+inline Time Simulation::pull_null(LogicalProcess::Input& in, const std::atomic<Time>& bound) {
   // Without branches: whether a sender has moved since the last pull is a coin toss that a
   // mispredicted branch per input would charge for.
-  const Time promise = in.sender_bound->load(std::memory_order_seq_cst) + in.lookahead;
+  const Time promise = bound.load(std::memory_order_seq_cst) + in.lookahead;
   in.null_messages += static_cast<std::uint64_t>(promise > in.clock);
   in.clock = std::max(in.clock, promise);
   return in.clock;
 }
+
+inline Time Simulation::pull_null(LogicalProcess::Input& in) { return pull_null(in, *in.sender_bound); }
 
 inline Time Simulation::pull_owed(LogicalProcess::Input& in, Time next) {
   // Whether an input is owed a pull is a coin toss too (about 9 of PHOLD's 15 inputs at a full
@@ -297,10 +299,7 @@ inline Time Simulation::pull_owed(LogicalProcess::Input& in, Time next) {
   const std::uintptr_t owed = std::uintptr_t{0} - static_cast<std::uintptr_t>(in.clock <= next);
   const auto* bound = reinterpret_cast<const std::atomic<Time>*>(
       (reinterpret_cast<std::uintptr_t>(in.sender_bound) & owed) | (reinterpret_cast<std::uintptr_t>(&kNoPromise) & ~owed));
-  const Time promise = bound->load(std::memory_order_seq_cst) + in.lookahead;
-  in.null_messages += static_cast<std::uint64_t>(promise > in.clock);
-  in.clock = std::max(in.clock, promise);
-  return in.clock;
+  return pull_null(in, *bound);
 }
 
 Link* Simulation::refresh_horizon(LogicalProcess& lp, Time next) {

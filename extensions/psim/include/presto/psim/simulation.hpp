@@ -183,8 +183,10 @@ class Simulation {
   // With the receiver's mutex held; false (nothing delivered) if check_grants finds `m`
   // earlier than an event its receiver already handled:
   bool deliver(Link& link, const Message& m, WakeList& wakes);
-  // Raises an input's clock to its sender's published bound; returns the clock.
+  // Raises an input's clock to its sender's published bound (or to `bound`, read in its
+  // place), plus the link's lookahead; returns the clock.
   Time pull_null(LogicalProcess::Input& in);
+  Time pull_null(LogicalProcess::Input& in, const std::atomic<Time>& bound);
   // pull_null if the input's clock is at or below `next` (its sender's bound read only then);
   // returns the clock.
   Time pull_owed(LogicalProcess::Input& in, Time next);
