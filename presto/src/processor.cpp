@@ -47,9 +47,9 @@ bool Processor::work_available() const noexcept {
 void Processor::idle() {
   auto& r = detail::RuntimeImpl::of(*runtime_);
   IdlePoller* poller = r.poller.load(std::memory_order_acquire);
-  const std::size_t idle = r.idle.load(std::memory_order_relaxed);
+  const std::size_t idlers = r.idle.load(std::memory_order_relaxed);
   const std::size_t live = r.live.load(std::memory_order_relaxed);
-  const std::size_t running = live > idle ? live - idle : 0;
+  const std::size_t running = live > idlers ? live - idlers : 0;
   const std::size_t spins = r.spinning.load(std::memory_order_relaxed) <= running ? r.idle_spin : 0;
   r.spinning.fetch_add(1, std::memory_order_seq_cst);
   bool drained = false;  // a poll here left no thread waiting for the poller
