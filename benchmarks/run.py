@@ -23,8 +23,10 @@ import math
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import sys
+import threading
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "benchmarks", "echo"))
@@ -41,9 +43,57 @@ def log(msg):
     print(f"run.py: {msg}", flush=True)
 
 
+# Seconds each command may take (main() sets it from --timeout): a benchmark that hangs fails the
+# run, naming itself, instead of holding it (and CI) forever. A hung spinlocks run once did.
+TIMEOUT = None
+
+
+class Watched:
+    """A command run in its own process group, which is killed (the command and everything it
+    started) when it outlives TIMEOUT or when run.py itself is interrupted. `with Watched(cmd,
+    stdout=...) as p:` gives the Popen; leaving the block waits for it and exits run.py, naming
+    the command, if it was killed for time."""
+
+    def __init__(self, cmd, **kw):
+        self.cmd = cmd
+        self.proc = subprocess.Popen(cmd, text=True, start_new_session=True, **kw)
+        self.expired = False
+        self.timer = threading.Timer(TIMEOUT, self._expire) if TIMEOUT else None
+        if self.timer:
+            self.timer.start()
+
+    def _expire(self):
+        self.expired = True
+        self._kill()
+
+    def _kill(self):
+        try:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def __enter__(self):
+        return self.proc
+
+    def __exit__(self, kind, value, tb):
+        if kind is not None:
+            self._kill()
+        self.proc.__exit__(kind, value, tb)  # closes its pipes and waits
+        if self.timer:
+            self.timer.cancel()
+        if self.expired:
+            sys.exit(f"run.py: {' '.join(self.cmd)} did not finish within {TIMEOUT:g} s (--timeout) and was "
+                     "killed: a hang? Run it alone to see.")
+        return False
+
+
 def run(cmd, **kw):
     log(" ".join(cmd))
-    return subprocess.run(cmd, check=True, text=True, **kw)
+    with Watched(cmd, **kw) as p:
+        out, _ = p.communicate()
+    if p.returncode != 0:
+        raise subprocess.CalledProcessError(p.returncode, cmd, out)
+    return subprocess.CompletedProcess(cmd, p.returncode, out)
 
 
 # ---------------------------------------------------------------- running
@@ -87,7 +137,7 @@ def run_suite(args, build_dir, out_dir):
     cmd = [bench] + common + (["--peers", peers] if peers else [])
     log(" ".join(cmd))
     lines = []
-    with subprocess.Popen(cmd, stdout=subprocess.PIPE, text=True) as p:
+    with Watched(cmd, stdout=subprocess.PIPE) as p:
         for line in p.stdout:
             sys.stdout.write(line)
             sys.stdout.flush()
@@ -669,11 +719,15 @@ def main():
                     "(the applications' always do)")
     ap.add_argument("--no-build", action="store_true", help="do not run ninja first")
     ap.add_argument("--no-echo", action="store_true", help="skip the echo servers (benchmarks/echo)")
+    ap.add_argument("--timeout", type=float, help="seconds any one command may take before it is killed and "
+                    "the run fails (default: 600 with --quick, 3600 without; 0: no limit)")
     ap.add_argument("--note", default="", help="a remark printed under the date (e.g. how quiet the machine was)")
     ap.add_argument("--only-procsched", action="store_true", help="run only the processor-scheduling study "
                     "(presto-procsched): procsched.jsonl and procsched.md in the results directory, plots in "
                     "docs/benchmarks/ (with --quick: in the results directory); docs/benchmarks.md left alone")
     args = ap.parse_args()
+    global TIMEOUT
+    TIMEOUT = args.timeout if args.timeout is not None else (600 if args.quick else 3600)
     build_dir = os.path.abspath(args.build_dir)
     out_dir = args.out or (os.path.join(build_dir, "benchmarks", "quick-results") if args.quick
                            else os.path.join(ROOT, "benchmarks", "results"))

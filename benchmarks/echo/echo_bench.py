@@ -77,6 +77,18 @@ def start(command):
     return p, port
 
 
+def stop(proc, command):
+    """Stops a server with SIGTERM; kills it and raises if it is still there after 30 s (a server
+    that does not stop must fail the run, not hold it)."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout=30)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+        raise RuntimeError(f"{' '.join(command)} did not stop within 30 s of SIGTERM: killed")
+
+
 def run_echo(quick, processors, build_dir, seconds=None, ninja=True):
     """Runs every server at every connection count; returns the client's JSON records (none
     when the apps are not built: -Dapps=false)."""
@@ -103,8 +115,7 @@ def run_echo(quick, processors, build_dir, seconds=None, ninja=True):
                                       "--processors", str(processors), "--system", name, "--json"],
                                      stdout=subprocess.PIPE, text=True, check=True, timeout=300).stdout
             finally:
-                proc.send_signal(signal.SIGTERM)
-                proc.wait()
+                stop(proc, servers[name])
             for line in out.splitlines():
                 if line.startswith("{"):
                     rec = json.loads(line)

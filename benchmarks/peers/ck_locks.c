@@ -1,7 +1,14 @@
 /* Concurrency Kit's spin locks behind a small C interface, for benchmarks/micro/spinlocks.cpp
  * (CK's headers are C, not C++). One call per lock and unlock, which the C++ side wraps in a
  * presto::Spinlock; MCS and CLH nodes are one per OS thread, as in CK's own benchmarks (each
- * OS thread holds one lock at a time). */
+ * OS thread holds one lock at a time).
+ *
+ * CLH nodes change hands: an unlock leaves the OS thread with its predecessor's node, which may
+ * be the node the lock started with. That node therefore outlives its lock (it is never freed,
+ * like the OS threads' own). It was once a member of the lock: an OS thread left holding it
+ * after a run (the main thread, which every runtime uses) enqueued the freed memory in the next
+ * lock, often at the same address as that lock's own first node, and spun on itself forever
+ * (a hang in CI's smoke run). */
 #include <ck_spinlock.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,7 +26,6 @@ struct ck_bench_lock {
   ck_spinlock_mcs_context_t *mcs_holder;
   ck_spinlock_clh_t *clh;
   ck_spinlock_clh_t **clh_holder;
-  ck_spinlock_clh_t clh_unowned;
 };
 
 enum { FAS, FAS_EB, TICKET_PB, ANDERSON, MCS, CLH };
@@ -39,7 +45,13 @@ struct ck_bench_lock *ck_bench_new(int kind) {
   l->slots = calloc(64, sizeof *l->slots);
   ck_spinlock_anderson_init(&l->anderson, l->slots, 64);
   ck_spinlock_mcs_init(&l->mcs);
-  ck_spinlock_clh_init(&l->clh, &l->clh_unowned);
+  ck_spinlock_clh_t *first = malloc(sizeof *first); /* never freed: see the top of this file */
+  if (l->slots == 0 || first == 0) {
+    free(first);
+    ck_bench_free(l);
+    return 0;
+  }
+  ck_spinlock_clh_init(&l->clh, first);
   return l;
 }
 
