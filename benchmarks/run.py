@@ -764,7 +764,9 @@ def main():
     plot_dir = os.path.join(ROOT, "docs", "benchmarks") if full else os.path.join(out_dir, "plots")
     made = plots(ms, plot_dir) + spinlock_plots(spin_ms, plot_dir) + procsched_plots(procsched_ms, plot_dir)
     if spin_notes:
-        args.note = (args.note + " " if args.note else "") + "Spinning and blocking: " + "; ".join(
+        note = args.note.rstrip()
+        args.note = (note + ("" if note.endswith((".", "!", "?", ")")) else ".") + " " if note else "") + \
+            "Spinning and blocking: " + "; ".join(
             n for n in spin_notes if "prediction" in n) + "."
     plot_rel = "benchmarks" if full else "plots"
     section = report(ms, ratios, made, plot_rel, args.quick, args.note, app_ms, procsched_ms, sharing, echo_ms)
