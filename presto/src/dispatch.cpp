@@ -55,40 +55,49 @@ PRESTO_INLINE Thread* Dispatch::next_for(Processor& p) {
 
 // A plain Scheduler's next and ready are its pool's get and put; a waker-placement
 // LocalQueuePool's get and put on the calling processor p, when p's own queue serves (no pinned
-// thread waiting, a thread that is not pinned), are one queue operation. Everything else goes
-// through the virtual calls, so a subclass of either sees every call.
+// thread waiting, a thread that is not pinned), are one queue operation. p.own_pool_ says
+// whether that is the case for p (see Processor::own_pool_): then the calls below go straight
+// to that pool (a final class: no virtual call). Everything else goes through the virtual
+// calls, so a subclass of either sees every call.
 PRESTO_INLINE Thread* Dispatch::scheduler_next(RuntimeImpl& r, Processor& p) {
-  Scheduler& s = *r.scheduler.load(std::memory_order_acquire);
-  if (!s.plain_) [[unlikely]] return s.next(p);
-  ThreadPool& pool = s.pool();
-  if (LocalQueuePool* local = pool.local_; local != nullptr && p.index_ < local->count_ && local->pinned_.size() == 0) [[likely]] {
-    if (Thread* t = local->queues_[p.index_].owner_pop_front(); t != nullptr) [[likely]] return t;
+  if (LocalQueuePool* local = p.own_pool_.load(std::memory_order_acquire); local != nullptr) [[likely]] {
+    if (local->pinned_.size() == 0) [[likely]] {
+      if (Thread* t = local->queues_[p.index_].owner_pop_front(); t != nullptr) [[likely]] return t;
+    }
+    return local->get(p);
   }
-  return pool.get(p);
+  Scheduler& s = *r.scheduler.load(std::memory_order_acquire);
+  return s.plain_ ? s.pool().get(p) : s.next(p);
 }
 
 PRESTO_INLINE void Dispatch::scheduler_ready(RuntimeImpl& r, Processor& p, Thread& t) {
+  if (LocalQueuePool* local = p.own_pool_.load(std::memory_order_acquire); local != nullptr) [[likely]] {
+    if (pinned_to(t) == Thread::kAnyProcessor) [[likely]] {
+      local->queues_[p.index_].owner_push(t, local->order_ == LocalQueuePool::Order::lifo);
+    } else {
+      local->put(t);
+    }
+    return;
+  }
   Scheduler& s = *r.scheduler.load(std::memory_order_acquire);
-  if (!s.plain_) [[unlikely]] {
+  if (s.plain_) {
+    s.pool().put(t);
+  } else {
     s.ready(t);
-    return;
   }
-  ThreadPool& pool = s.pool();
-  if (LocalQueuePool* local = pool.local_; local != nullptr && p.index_ < local->count_ && pinned_to(t) == Thread::kAnyProcessor) [[likely]] {
-    local->queues_[p.index_].owner_push(t, local->order_ == LocalQueuePool::Order::lifo);
-    return;
-  }
-  pool.put(t);
 }
 
 PRESTO_INLINE bool Dispatch::scheduler_withdraw(RuntimeImpl& r, Processor& p, Thread& t) {
-  Scheduler& s = *r.scheduler.load(std::memory_order_acquire);
-  if (!s.plain_) [[unlikely]] return s.withdraw(t);
-  ThreadPool& pool = s.pool();
-  if (LocalQueuePool* local = pool.local_; local != nullptr && p.index_ < local->count_) [[likely]] {
+  if (LocalQueuePool* local = p.own_pool_.load(std::memory_order_acquire); local != nullptr) [[likely]] {
     return local->queues_[p.index_].owner_withdraw(t) || local->withdraw_elsewhere(t, p.index_);
   }
-  return pool.withdraw(t);
+  Scheduler& s = *r.scheduler.load(std::memory_order_acquire);
+  return s.plain_ ? s.pool().withdraw(t) : s.withdraw(t);
+}
+
+LocalQueuePool* Dispatch::own_pool(const Scheduler& s, const Processor& p) noexcept {
+  LocalQueuePool* local = s.plain_ ? s.pool().local_ : nullptr;
+  return local != nullptr && p.index_ < local->count_ ? local : nullptr;
 }
 
 std::size_t Dispatch::ready_count(Processor& p) noexcept {
@@ -115,10 +124,9 @@ bool Dispatch::has_work_for(Processor& p) noexcept {
 // (an empty own queue, where the pool would steal; a thread that needs a stack; a run that is
 // ending; a check or log the switch must make) takes the general path.
 PRESTO_INLINE bool Dispatch::yield_in_place(RuntimeImpl& r, Processor& p, Thread& self) {
-  Scheduler& s = *r.scheduler.load(std::memory_order_acquire);
-  LocalQueuePool* local = s.pool().local_;
-  if (!s.plain_ || local == nullptr || p.index_ >= local->count_ || local->pinned_.size() != 0 ||
-      pinned_to(self) != Thread::kAnyProcessor || must_leave(p) || !self.stack_.guarded || r.debug_logging) [[unlikely]] {
+  LocalQueuePool* local = p.own_pool_.load(std::memory_order_acquire);
+  if (local == nullptr || local->pinned_.size() != 0 || pinned_to(self) != Thread::kAnyProcessor || must_leave(p) ||
+      !self.stack_.guarded || r.debug_logging) [[unlikely]] {
     return false;
   }
   LocalQueuePool::Queue& q = local->queues_[p.index_];

@@ -51,6 +51,9 @@ class Dispatch {
     if (--p.gate_depth_ == 0) p.in_gate_.store(false, std::memory_order_release);
   }
 
+  // What p.own_pool_ is under scheduler s (see Processor::own_pool_).
+  static LocalQueuePool* own_pool(const Scheduler& s, const Processor& p) noexcept;
+
   // Whether the caller runs on p's OS thread inside p's gate: there it may work on p's own
   // ready queue as its owner (detail::OwnedQueue).
   static bool owns(const Processor& p) noexcept { return Processor::current() == &p && p.gate_depth_ != 0; }

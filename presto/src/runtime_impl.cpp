@@ -130,9 +130,17 @@ void RuntimeImpl::adopt(Scheduler& s) {
   s.pool().attach(rt);
 }
 
+void RuntimeImpl::refresh_own_pools() noexcept {
+  // Release, as the scheduler's and the pool's own pointers: a processor that reads its word
+  // (acquire) sees the pool as its attach left it.
+  const Scheduler& s = *scheduler.load(std::memory_order_relaxed);  // the caller published it
+  processors.for_each([&](Processor& p) { p.own_pool_.store(Dispatch::own_pool(s, p), std::memory_order_release); });
+}
+
 void RuntimeImpl::install() {
   adopt(*owned_scheduler);
   scheduler.store(owned_scheduler.get(), std::memory_order_release);
+  refresh_own_pools();
   prototype.store(owned_prototype.get(), std::memory_order_release);
   logger->info("runtime '{}': {} processor{}, scheduler '{}', pool '{}', {} KiB stacks, quantum {} us, seed {} (replay with PRESTO_SEED={})",
                name, processors.active(), processors.active() == 1 ? "" : "s", owned_scheduler->name(),
@@ -188,6 +196,7 @@ std::unique_ptr<ThreadPool> RuntimeImpl::replace_pool(Scheduler& s, std::unique_
   std::unique_ptr<ThreadPool> old = std::move(s.owned_pool_);
   s.owned_pool_ = std::move(next);
   s.pool_.store(s.owned_pool_.get(), std::memory_order_release);
+  refresh_own_pools();
   quiesce();  // no processor is inside `old` any more, and none can enter it
   drain(*old, *s.owned_pool_);
   replacing.fetch_sub(1, std::memory_order_seq_cst);
@@ -204,6 +213,7 @@ std::unique_ptr<Scheduler> RuntimeImpl::replace_scheduler(std::unique_ptr<Schedu
   std::unique_ptr<Scheduler> old = std::move(owned_scheduler);
   owned_scheduler = std::move(next);
   scheduler.store(owned_scheduler.get(), std::memory_order_release);
+  refresh_own_pools();
   quiesce();
   drain(old->pool(), owned_scheduler->pool());
   old->runtime_ = nullptr;
@@ -598,6 +608,7 @@ void RuntimeImpl::resize_pool() {
   holding->attach(rt);
   std::unique_ptr<ThreadPool> pool = std::exchange(s.owned_pool_, std::move(holding));
   s.pool_.store(s.owned_pool_.get(), std::memory_order_release);
+  refresh_own_pools();
   quiesce();
   drain(*pool, *s.owned_pool_);
   std::exception_ptr failed;
@@ -608,6 +619,7 @@ void RuntimeImpl::resize_pool() {
   }
   holding = std::exchange(s.owned_pool_, std::move(pool));
   s.pool_.store(s.owned_pool_.get(), std::memory_order_release);
+  refresh_own_pools();
   quiesce();
   drain(*holding, *s.owned_pool_);
   if (failed) std::rethrow_exception(failed);

@@ -99,6 +99,10 @@ class RuntimeImpl {
   // Makes `s` this runtime's scheduler-to-be: its runtime, its pool attached, whether it is a
   // plain presto::Scheduler (see Scheduler::plain_). Before it is published.
   void adopt(Scheduler& s);
+  // Sets every processor's own_pool_ from the scheduler and pool now published. Called after
+  // each publication and before the quiesce that follows it: a processor inside its gate may
+  // still use the old pool through its old own_pool_, and the quiesce waits for it to leave.
+  void refresh_own_pools() noexcept;
 
   static RuntimeImpl& of(const Runtime& rt) noexcept { return *rt.impl_; }
 

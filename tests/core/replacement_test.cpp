@@ -173,6 +173,58 @@ TEST_CASE("set_thread_prototype: every thread made afterwards is a clone", "[cor
   presto::test::check_no_leaks(rt);
 }
 
+TEST_CASE("a pool replaced under the default one gets every later put, and back again", "[core][replacement]") {
+  // The dispatch path serves the default pool's queues through a per-processor word that each
+  // replacement refreshes (Processor::own_pool_): a stale word would keep putting yielding
+  // threads into the old pool, where the new one never sees them.
+  struct CountingPool final : ThreadPool {
+    FifoPool inner;
+    std::atomic<long> puts{0};
+    void put(Thread& t) override {
+      ++puts;
+      inner.put(t);
+    }
+    Thread* get(Processor& p) override { return inner.get(p); }
+    std::size_t size() const noexcept override { return inner.size(); }
+    bool has_work_for(const Processor& p) const noexcept override { return inner.has_work_for(p); }
+    std::string_view name() const noexcept override { return "counting"; }
+    void attach(const Runtime& rt) override { inner.attach(rt); }
+  };
+  constexpr int kThreads = 8, kYields = 50;
+  Runtime rt{{.processors = 2}};  // the default scheduler and pool
+  long puts = 0;
+  std::size_t left_in_default = 99, left_in_counting = 99;
+  rt.run([&] {
+    auto yielders = [] {
+      std::vector<JoinHandle<void>> hs;
+      for (int i = 0; i < kThreads; ++i) {
+        hs.push_back(fork([] {
+          for (int k = 0; k < kYields; ++k) this_thread::yield();
+        }));
+      }
+      for (auto& h : hs) h.join();
+    };
+    Scheduler& s = this_thread::runtime()->scheduler();
+    auto counting = std::make_unique<CountingPool>();
+    CountingPool* c = counting.get();
+    auto default_pool = s.replace_pool(std::move(counting));
+    yielders();
+    puts = c->puts.load();
+    auto back = s.replace_pool(std::move(default_pool));  // the default pool again
+    yielders();
+    left_in_counting = back->size();
+    left_in_default = this_thread::runtime()->scheduler().pool().size();
+  });
+  // Every fork went through the new pool, and so did each yield that found another thread
+  // ready (one that finds none keeps running without a put); with a stale word both would
+  // have gone to the old pool's queue.
+  CHECK(puts >= kThreads);
+  CHECK(left_in_counting == 0);
+  CHECK(left_in_default == 0);
+  CHECK(rt.scheduler().pool().name() == "local-queue");
+  presto::test::check_no_leaks(rt);
+}
+
 TEST_CASE("processors are made from the processor prototype", "[core][replacement]") {
   struct Named final : Processor {
     std::atomic<int>* starts;

@@ -23,6 +23,7 @@
 
 namespace presto {
 
+class LocalQueuePool;
 class Runtime;
 class Thread;
 class SynchroObject;
@@ -89,6 +90,12 @@ class Processor {
 
   Runtime* runtime_ = nullptr;
   std::size_t index_ = 0;
+  // The pool whose queue index_ the dispatch path pushes and pops itself: set while the
+  // runtime's scheduler is a plain Scheduler and its pool a waker-placement LocalQueuePool
+  // with a queue for this processor, else nullptr (each operation asks the scheduler). One
+  // load instead of the scheduler's, its pool's and their checks on every dispatch. Written by
+  // RuntimeImpl::refresh_own_pools before each replacement's quiesce; read inside the gate.
+  std::atomic<LocalQueuePool*> own_pool_{nullptr};
   Thread* current_ = nullptr;
   detail::ExecutionContext native_;
   detail::ExceptionState* exceptions_ = nullptr;  // the OS thread's (Dispatch::start_processor)
