@@ -162,9 +162,11 @@ RuntimeImpl::~RuntimeImpl() {
 // --- component replacement ------------------------------------------------------------
 
 void RuntimeImpl::quiesce() noexcept {
-  // The caller has published the new component. After the heavy fence, a processor either is
-  // seen inside its gate (and may hold the old component: wait for it to leave) or will read
-  // the new one when it next enters.
+  // The caller has published the new component. Each processor's own-pool word follows it
+  // first. After the heavy fence, a processor either is seen inside its gate (and may hold the
+  // old component or the old word: wait for it to leave) or will read the new ones when it
+  // next enters.
+  refresh_own_pools();
   heavy_fence();
   processors.for_each([](Processor& p) {
     Backoff backoff;
@@ -196,7 +198,6 @@ std::unique_ptr<ThreadPool> RuntimeImpl::replace_pool(Scheduler& s, std::unique_
   std::unique_ptr<ThreadPool> old = std::move(s.owned_pool_);
   s.owned_pool_ = std::move(next);
   s.pool_.store(s.owned_pool_.get(), std::memory_order_release);
-  refresh_own_pools();
   quiesce();  // no processor is inside `old` any more, and none can enter it
   drain(*old, *s.owned_pool_);
   replacing.fetch_sub(1, std::memory_order_seq_cst);
@@ -213,7 +214,6 @@ std::unique_ptr<Scheduler> RuntimeImpl::replace_scheduler(std::unique_ptr<Schedu
   std::unique_ptr<Scheduler> old = std::move(owned_scheduler);
   owned_scheduler = std::move(next);
   scheduler.store(owned_scheduler.get(), std::memory_order_release);
-  refresh_own_pools();
   quiesce();
   drain(old->pool(), owned_scheduler->pool());
   old->runtime_ = nullptr;
@@ -608,7 +608,6 @@ void RuntimeImpl::resize_pool() {
   holding->attach(rt);
   std::unique_ptr<ThreadPool> pool = std::exchange(s.owned_pool_, std::move(holding));
   s.pool_.store(s.owned_pool_.get(), std::memory_order_release);
-  refresh_own_pools();
   quiesce();
   drain(*pool, *s.owned_pool_);
   std::exception_ptr failed;
@@ -619,7 +618,6 @@ void RuntimeImpl::resize_pool() {
   }
   holding = std::exchange(s.owned_pool_, std::move(pool));
   s.pool_.store(s.owned_pool_.get(), std::memory_order_release);
-  refresh_own_pools();
   quiesce();
   drain(*holding, *s.owned_pool_);
   if (failed) std::rethrow_exception(failed);

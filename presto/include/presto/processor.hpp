@@ -94,7 +94,8 @@ class Processor {
   // runtime's scheduler is a plain Scheduler and its pool a waker-placement LocalQueuePool
   // with a queue for this processor, else nullptr (each operation asks the scheduler). One
   // load instead of the scheduler's, its pool's and their checks on every dispatch. Written by
-  // RuntimeImpl::refresh_own_pools before each replacement's quiesce; read inside the gate.
+  // RuntimeImpl::refresh_own_pools at install and first thing in each replacement's quiesce;
+  // read inside the gate.
   std::atomic<LocalQueuePool*> own_pool_{nullptr};
   Thread* current_ = nullptr;
   detail::ExecutionContext native_;
