@@ -3,9 +3,13 @@
 // divided by N: the instructions of one operation, free of start-up and of the machine's load
 // (docs/design/runtime.md, "What it costs", keeps the counts before and after each change).
 //
-// Usage: hot_path OPERATION N [P]
+// Usage: hot_path OPERATION N [P [R]]
 //   P: processors (default 1, as the counts are taken); with P > 1 it is a plain timed run
 //   (`time hot_path skynet 1000000 16`: skynet's scaling on a many-core machine).
+//   R: run the N operations R times in one runtime and print the least and the median time
+//   per operation. Timing A/B builds this way (alternated, `hot_path yield 1000000 1 11`) is
+//   steadier on a shared machine than timing whole processes: one slow run is left out, and
+//   start-up is not in it. Without R it prints nothing.
 //   yield     two threads yield to each other: N switches
 //   handoff   two threads hand a monitor's condition back and forth: N hand-offs
 //   fork-join fork an empty thread and join it at once: N threads
@@ -16,6 +20,8 @@
 //   barrier   a Barrier of one party: N phases
 //   future-get  a Future computing a constant, then get(): N futures
 
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <string>
@@ -101,19 +107,35 @@ bool run(const std::string& op, std::uint64_t n) {
 int main(int argc, char** argv) {
   char* end = nullptr;
   const std::uint64_t n = argc >= 3 ? std::strtoull(argv[2], &end, 10) : 0;
-  bool valid = argc >= 3 && argc <= 4 && *end == '\0' && n > 0;
-  const std::uint64_t processors = argc == 4 ? std::strtoull(argv[3], &end, 10) : 1;
+  bool valid = argc >= 3 && argc <= 5 && *end == '\0' && n > 0;
+  const std::uint64_t processors = argc >= 4 ? std::strtoull(argv[3], &end, 10) : 1;
   valid = valid && *end == '\0' && processors > 0;
+  const std::uint64_t repeats = argc == 5 ? std::strtoull(argv[4], &end, 10) : 0;
+  valid = valid && *end == '\0' && (argc < 5 || repeats > 0);
   if (!valid) {
-    std::fputs("usage: hot_path yield|handoff|fork-join|batch|skynet|lock|semaphore|barrier|future-get N [P]   (N, P > 0)\n",
+    std::fputs("usage: hot_path yield|handoff|fork-join|batch|skynet|lock|semaphore|barrier|future-get N [P [R]]   "
+               "(N, P, R > 0)\n",
                stderr);
     return 2;
   }
   const std::string op = argv[1];
   presto::Runtime rt{{.processors = processors}};
-  if (!rt.run([&] { return run(op, n); })) {
-    std::fprintf(stderr, "hot_path: unknown operation '%s'\n", op.c_str());
-    return 2;
+  std::vector<double> ns;  // per operation, one entry a run
+  for (std::uint64_t r = 0; r < std::max<std::uint64_t>(repeats, 1); ++r) {
+    const auto start = std::chrono::steady_clock::now();
+    if (!rt.run([&] { return run(op, n); })) {
+      std::fprintf(stderr, "hot_path: unknown operation '%s'\n", op.c_str());
+      return 2;
+    }
+    ns.push_back(std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count() /
+                 static_cast<double>(n));
+  }
+  if (repeats > 0) {
+    std::sort(ns.begin(), ns.end());
+    std::printf("%s: least %.2f ns, median %.2f ns per operation (%llu runs of %llu on %llu processor%s)\n",
+                op.c_str(), ns.front(), ns[ns.size() / 2], static_cast<unsigned long long>(repeats),
+                static_cast<unsigned long long>(n), static_cast<unsigned long long>(processors),
+                processors == 1 ? "" : "s");
   }
   return 0;
 }
