@@ -55,27 +55,29 @@ PRESTO_INLINE Thread* Dispatch::next_for(Processor& p) {
 
 // A plain Scheduler's next and ready are its pool's get and put; a waker-placement
 // LocalQueuePool's get and put on the calling processor p, when p's own queue serves (no pinned
-// thread waiting, a thread that is not pinned), are one queue operation. p.own_pool_ says
-// whether that is the case for p (see Processor::own_pool_): then the calls below go straight
-// to that pool (a final class: no virtual call). Everything else goes through the virtual
-// calls, so a subclass of either sees every call.
+// thread waiting, a thread that is not pinned), are one queue operation. p.own_queue_ says
+// whether that is the case for p (see Processor::own_queue_): then the calls below go straight
+// to that queue and its pool (a final class: no virtual call). Everything else goes through
+// the virtual calls, so a subclass of either sees every call.
 PRESTO_INLINE Thread* Dispatch::scheduler_next(RuntimeImpl& r, Processor& p) {
-  if (LocalQueuePool* local = p.own_pool_.load(std::memory_order_acquire); local != nullptr) [[likely]] {
-    if (local->pinned_.size() == 0) [[likely]] {
-      if (Thread* t = local->queues_[p.index_].owner_pop_front(); t != nullptr) [[likely]] return t;
+  if (LocalQueuePool::Queue* q = own_queue_of(p); q != nullptr) [[likely]] {
+    LocalQueuePool& local = *q->pool;
+    if (local.pinned_.size() == 0) [[likely]] {
+      if (Thread* t = q->owner_pop_front(); t != nullptr) [[likely]] return t;
     }
-    return local->get(p);
+    return local.get(p);
   }
   Scheduler& s = *r.scheduler.load(std::memory_order_acquire);
   return s.plain_ ? s.pool().get(p) : s.next(p);
 }
 
 PRESTO_INLINE void Dispatch::scheduler_ready(RuntimeImpl& r, Processor& p, Thread& t) {
-  if (LocalQueuePool* local = p.own_pool_.load(std::memory_order_acquire); local != nullptr) [[likely]] {
+  if (LocalQueuePool::Queue* q = own_queue_of(p); q != nullptr) [[likely]] {
+    LocalQueuePool& local = *q->pool;
     if (pinned_to(t) == Thread::kAnyProcessor) [[likely]] {
-      local->queues_[p.index_].owner_push(t, local->order_ == LocalQueuePool::Order::lifo);
+      q->owner_push(t, local.order_ == LocalQueuePool::Order::lifo);
     } else {
-      local->put(t);
+      local.put(t);
     }
     return;
   }
@@ -88,16 +90,16 @@ PRESTO_INLINE void Dispatch::scheduler_ready(RuntimeImpl& r, Processor& p, Threa
 }
 
 PRESTO_INLINE bool Dispatch::scheduler_withdraw(RuntimeImpl& r, Processor& p, Thread& t) {
-  if (LocalQueuePool* local = p.own_pool_.load(std::memory_order_acquire); local != nullptr) [[likely]] {
-    return local->queues_[p.index_].owner_withdraw(t) || local->withdraw_elsewhere(t, p.index_);
+  if (LocalQueuePool::Queue* q = own_queue_of(p); q != nullptr) [[likely]] {
+    return q->owner_withdraw(t) || q->pool->withdraw_elsewhere(t, p.index_);
   }
   Scheduler& s = *r.scheduler.load(std::memory_order_acquire);
   return s.plain_ ? s.pool().withdraw(t) : s.withdraw(t);
 }
 
-LocalQueuePool* Dispatch::own_pool(const Scheduler& s, const Processor& p) noexcept {
+OwnedQueue* Dispatch::own_queue(const Scheduler& s, const Processor& p) noexcept {
   LocalQueuePool* local = s.plain_ ? s.pool().local_ : nullptr;
-  return local != nullptr && p.index_ < local->count_ ? local : nullptr;
+  return local != nullptr && p.index_ < local->count_ ? &local->queues_[p.index_] : nullptr;
 }
 
 std::size_t Dispatch::ready_count(Processor& p) noexcept {
@@ -124,12 +126,12 @@ bool Dispatch::has_work_for(Processor& p) noexcept {
 // (an empty own queue, where the pool would steal; a thread that needs a stack; a run that is
 // ending; a check or log the switch must make) takes the general path.
 PRESTO_INLINE bool Dispatch::yield_in_place(RuntimeImpl& r, Processor& p, Thread& self) {
-  LocalQueuePool* local = p.own_pool_.load(std::memory_order_acquire);
-  if (local == nullptr || local->pinned_.size() != 0 || pinned_to(self) != Thread::kAnyProcessor || must_leave(p) ||
+  LocalQueuePool::Queue* own = own_queue_of(p);
+  if (own == nullptr || own->pool->pinned_.size() != 0 || pinned_to(self) != Thread::kAnyProcessor || must_leave(p) ||
       !self.stack_.guarded || r.debug_logging) [[unlikely]] {
     return false;
   }
-  LocalQueuePool::Queue& q = local->queues_[p.index_];
+  LocalQueuePool::Queue& q = *own;
   if (q.size() == 0) return false;
   q.owner_acquire();
   Thread* next = q.front();
@@ -137,15 +139,14 @@ PRESTO_INLINE bool Dispatch::yield_in_place(RuntimeImpl& r, Processor& p, Thread
     q.owner_release();
     return false;
   }
-  q.exchange_front(self, local->order_ == LocalQueuePool::Order::lifo);
+  q.exchange_front(self, q.pool->order_ == LocalQueuePool::Order::lifo);
   p.after_ = Processor::After::release_queue;
   p.release_ = &q;
   switch_to(p, &self, self.context_, next, true);
   return true;
 }
 
-void Dispatch::yield(Thread& self) {
-  Processor& p = *self.processor_;
+void Dispatch::yield(Processor& p, Thread& self) {
   enter(p);
   if (yield_in_place(impl_of(p), p, self)) [[likely]] return;
   Thread* next = next_for(p);

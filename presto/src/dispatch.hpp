@@ -20,6 +20,7 @@
 
 #include <ucontext.h>
 
+#include <presto/local_queue_pool.hpp>
 #include <presto/processor.hpp>
 #include <presto/synchro_object.hpp>
 #include <presto/thread.hpp>
@@ -51,20 +52,21 @@ class Dispatch {
     if (--p.gate_depth_ == 0) p.in_gate_.store(false, std::memory_order_release);
   }
 
-  // What p.own_pool_ is under scheduler s (see Processor::own_pool_).
-  static LocalQueuePool* own_pool(const Scheduler& s, const Processor& p) noexcept;
+  // What p.own_queue_ is under scheduler s (see Processor::own_queue_).
+  static OwnedQueue* own_queue(const Scheduler& s, const Processor& p) noexcept;
 
   // Whether the caller runs on p's OS thread inside p's gate: there it may work on p's own
   // ready queue as its owner (detail::OwnedQueue).
   static bool owns(const Processor& p) noexcept { return Processor::current() == &p && p.gate_depth_ != 0; }
 
-  // On the current thread's own stack:
-  static void yield(Thread& self);
-  // this_thread::yield() for `self`, the thread running on this processor: Thread::yield, which
-  // is this yield for a plain Thread, or the subclass's override.
-  static void yield_running(Thread& self) {
+  // On the current thread's own stack; p is self's processor (self.processor_, which the
+  // caller has at hand: one dependent load less before the switch):
+  static void yield(Processor& p, Thread& self);
+  // this_thread::yield() for `self`, the thread running on p: Thread::yield, which is this
+  // yield for a plain Thread, or the subclass's override.
+  static void yield_running(Processor& p, Thread& self) {
     if (self.plain_) [[likely]] {
-      yield(self);
+      yield(p, self);
     } else {
       self.yield();
     }
@@ -105,6 +107,10 @@ class Dispatch {
   static bool below_stack(const Thread& t, const void* stack_pointer) noexcept;
 
  private:
+  // p.own_queue_, as the LocalQueuePool::Queue it is (see Processor::own_queue_).
+  [[gnu::always_inline]] static LocalQueuePool::Queue* own_queue_of(const Processor& p) noexcept {
+    return static_cast<LocalQueuePool::Queue*>(p.own_queue_.load(std::memory_order_acquire));
+  }
   // The run ends or p is being removed: its thread goes to the pool even if none is ready.
   static bool must_leave(Processor& p) noexcept;
   static Thread* next_for(Processor& p);

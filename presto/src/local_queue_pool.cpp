@@ -41,7 +41,10 @@ void LocalQueuePool::attach(const Runtime& rt) {
   pinned_.attach(n);
   runtime_ = &rt;
   queues_ = std::make_unique<Queue[]>(n);
-  for (std::size_t i = 0; i < n; ++i) queues_[i].set_bias_after(bias_after_);
+  for (std::size_t i = 0; i < n; ++i) {
+    queues_[i].set_bias_after(bias_after_);
+    queues_[i].pool = this;
+  }
   count_ = n;
 }
 

@@ -130,17 +130,17 @@ void RuntimeImpl::adopt(Scheduler& s) {
   s.pool().attach(rt);
 }
 
-void RuntimeImpl::refresh_own_pools() noexcept {
+void RuntimeImpl::refresh_own_queues() noexcept {
   // Release, as the scheduler's and the pool's own pointers: a processor that reads its word
-  // (acquire) sees the pool as its attach left it.
+  // (acquire) sees the pool and its queues as its attach left them.
   const Scheduler& s = *scheduler.load(std::memory_order_relaxed);  // the caller published it
-  processors.for_each([&](Processor& p) { p.own_pool_.store(Dispatch::own_pool(s, p), std::memory_order_release); });
+  processors.for_each([&](Processor& p) { p.own_queue_.store(Dispatch::own_queue(s, p), std::memory_order_release); });
 }
 
 void RuntimeImpl::install() {
   adopt(*owned_scheduler);
   scheduler.store(owned_scheduler.get(), std::memory_order_release);
-  refresh_own_pools();
+  refresh_own_queues();
   prototype.store(owned_prototype.get(), std::memory_order_release);
   logger->info("runtime '{}': {} processor{}, scheduler '{}', pool '{}', {} KiB stacks, quantum {} us, seed {} (replay with PRESTO_SEED={})",
                name, processors.active(), processors.active() == 1 ? "" : "s", owned_scheduler->name(),
@@ -166,7 +166,7 @@ void RuntimeImpl::quiesce() noexcept {
   // first. After the heavy fence, a processor either is seen inside its gate (and may hold the
   // old component or the old word: wait for it to leave) or will read the new ones when it
   // next enters.
-  refresh_own_pools();
+  refresh_own_queues();
   heavy_fence();
   processors.for_each([](Processor& p) {
     Backoff backoff;

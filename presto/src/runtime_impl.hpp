@@ -99,11 +99,11 @@ class RuntimeImpl {
   // Makes `s` this runtime's scheduler-to-be: its runtime, its pool attached, whether it is a
   // plain presto::Scheduler (see Scheduler::plain_). Before it is published.
   void adopt(Scheduler& s);
-  // Sets every processor's own_pool_ from the scheduler and pool now published. install()
+  // Sets every processor's own_queue_ from the scheduler and pool now published. install()
   // calls it, and quiesce() first thing, so every replacement refreshes the words after its
   // publication: a processor inside its gate may still use the old pool through its old
-  // own_pool_, and the quiesce waits for it to leave.
-  void refresh_own_pools() noexcept;
+  // own_queue_, and the quiesce waits for it to leave.
+  void refresh_own_queues() noexcept;
 
   static RuntimeImpl& of(const Runtime& rt) noexcept { return *rt.impl_; }
 
@@ -221,7 +221,7 @@ class RuntimeImpl {
   DebugAnchor debug_anchor{*this};  // last: listed for debuggers once the rest is built
 
  private:
-  void quiesce() noexcept;  // refresh_own_pools(); every processor (and OS-thread caller) leaves its gate once
+  void quiesce() noexcept;  // refresh_own_queues(); every processor (and OS-thread caller) leaves its gate once
   void drain(ThreadPool& from, ThreadPool& to);
   void processor_main(Processor& p) noexcept;
   void start_processor(std::size_t i);  // os_threads_mutex held, running

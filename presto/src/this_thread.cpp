@@ -16,7 +16,7 @@ namespace presto::this_thread {
 
 void yield() {
   if (Processor* p = Processor::current(); p != nullptr && p->current_thread() != nullptr) [[likely]] {
-    detail::Dispatch::yield_running(*p->current_thread());
+    detail::Dispatch::yield_running(*p, *p->current_thread());
   } else {
     std::this_thread::yield();
   }

@@ -324,7 +324,7 @@ void Thread::wakeup(SynchroObject& so) {
 
 void Thread::yield() {
   if (Processor* p = Processor::current(); p != nullptr && p == processor_ && p->current_ == this) [[likely]] {
-    detail::Dispatch::yield(*this);
+    detail::Dispatch::yield(*p, *this);
     return;
   }
   if (this != &Thread::current()) {
@@ -335,7 +335,7 @@ void Thread::yield() {
     std::this_thread::yield();
     return;
   }
-  detail::Dispatch::yield(*this);
+  detail::Dispatch::yield(*processor_, *this);
 }
 
 }  // namespace presto

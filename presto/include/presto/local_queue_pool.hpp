@@ -96,6 +96,7 @@ class LocalQueuePool final : public ThreadPool {
   struct alignas(64) Queue : detail::OwnedQueue {
     // Its processor is running a thread it got from this pool (for the shortest placement).
     std::atomic<bool> busy{false};
+    LocalQueuePool* pool = nullptr;  // the pool it belongs to (Processor::own_queue_ leads here)
   };
   std::size_t own_queue() const noexcept;     // the calling processor's queue, or count_ if none
   std::size_t waker() noexcept;               // the caller's queue (round-robin off the runtime)

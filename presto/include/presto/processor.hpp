@@ -90,13 +90,15 @@ class Processor {
 
   Runtime* runtime_ = nullptr;
   std::size_t index_ = 0;
-  // The pool whose queue index_ the dispatch path pushes and pops itself: set while the
-  // runtime's scheduler is a plain Scheduler and its pool a waker-placement LocalQueuePool
-  // with a queue for this processor, else nullptr (each operation asks the scheduler). One
-  // load instead of the scheduler's, its pool's and their checks on every dispatch. Written by
-  // RuntimeImpl::refresh_own_pools at install and first thing in each replacement's quiesce;
+  // The queue (LocalQueuePool::Queue, which knows its pool) that the dispatch path pushes and
+  // pops itself: queue index_ of the runtime's pool while its scheduler is a plain Scheduler
+  // and that pool a waker-placement LocalQueuePool with a queue for this processor, else
+  // nullptr (each operation asks the scheduler). One load instead of the scheduler's, its
+  // pool's, its queues' and their checks on every dispatch: the loads before a switch depend
+  // on each other, so each one saved shortens the switch. Written by
+  // RuntimeImpl::refresh_own_queues at install and first thing in each replacement's quiesce;
   // read inside the gate.
-  std::atomic<LocalQueuePool*> own_pool_{nullptr};
+  std::atomic<detail::OwnedQueue*> own_queue_{nullptr};
   Thread* current_ = nullptr;
   detail::ExecutionContext native_;
   detail::ExceptionState* exceptions_ = nullptr;  // the OS thread's (Dispatch::start_processor)
