@@ -3,6 +3,7 @@
 // deadlocks are broken and counted; misuse is reported.
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -110,6 +111,44 @@ TEST_CASE("PHOLD histories equal the sequential simulator's in every configurati
       }
     }
   }
+}
+
+TEST_CASE("PHOLD histories stay the sequential simulator's while the processor count changes", "[psim]") {
+  // Null messages pull every input at a horizon scan on one processor and only the owed ones
+  // on more (Simulation::refresh_horizon reads the count at each scan): a thread switches the
+  // count between 1 and 3 all through the run, so LPs scan both ways, and between scans.
+  // (Not deadlock recovery: a thread that is always ready keeps the pool from ever finding
+  // nothing to run, which is when it breaks a partial deadlock, so that model would wait for
+  // the switcher to give up.)
+  const Time end = 60;
+  Simulation reference{{.end_time = end}};
+  build_phold(reference, phold_config(0.5));
+  SimulationStats seq = SequentialSimulator{reference}.run();
+  const Histories expected = phold_histories(reference);
+  INFO("seed " << presto::test::seed());
+  presto::Runtime rt{presto::RuntimeConfig{.processors = 1, .seed = presto::test::seed()}};
+  std::atomic<bool> done{false};
+  std::uint64_t switches = 0;
+  auto [histories, stats] = rt.run([&] {
+    auto switcher = presto::fork([&] {
+      for (std::uint64_t i = 0; i < 100'000 && !done.load(std::memory_order_acquire); ++i) {
+        rt.set_processors(i % 2 == 0 ? 3 : 1);
+        ++switches;
+        presto::this_thread::yield();
+      }
+    });
+    Simulation sim{{.protocol = Protocol::null_messages, .end_time = end}};
+    build_phold(sim, phold_config(0.5));
+    SimulationStats s = sim.run();
+    done.store(true, std::memory_order_release);
+    switcher.join();
+    rt.set_processors(1);
+    return std::pair{phold_histories(sim), s};
+  });
+  CHECK(histories == expected);
+  CHECK(stats.events == seq.events);
+  CHECK(stats.null_messages > 0);
+  CHECK(switches >= 2);  // the count did change while the model ran
 }
 
 TEST_CASE("simultaneous and zero-delay events are ordered the same everywhere", "[psim]") {
