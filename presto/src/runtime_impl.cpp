@@ -162,7 +162,7 @@ RuntimeImpl::~RuntimeImpl() {
 // --- component replacement ------------------------------------------------------------
 
 void RuntimeImpl::quiesce() noexcept {
-  // The caller has published the new component. Each processor's own-pool word follows it
+  // The caller has published the new component. Each processor's own-queue word follows it
   // first. After the heavy fence, a processor either is seen inside its gate (and may hold the
   // old component or the old word: wait for it to leave) or will read the new ones when it
   // next enters.
