@@ -11,6 +11,9 @@
 //   steadier on a shared machine than timing whole processes: one slow run is left out, and
 //   start-up is not in it. Without R it prints nothing.
 //   yield     two threads yield to each other: N switches
+//   pinned-yield  on each of the P processors, two threads pinned to it yield to each other:
+//             N switches each, in parallel (time per switch per processor: the same on P
+//             processors as on 1 when pinned threads share nothing across processors)
 //   handoff   two threads hand a monitor's condition back and forth: N hand-offs
 //   fork-join fork an empty thread and join it at once: N threads
 //   batch     fork 10,000 threads, then join them in order (Figure 3's pattern): N threads
@@ -24,6 +27,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,13 +38,23 @@
 
 namespace {
 
-bool run(const std::string& op, std::uint64_t n) {
-  if (op == "yield") {
-    auto other = presto::fork([n] {
-      for (std::uint64_t i = 0; i < n / 2; ++i) presto::this_thread::yield();
-    });
+void yield_pair(std::uint64_t n, std::optional<std::size_t> affinity) {
+  auto other = presto::fork(presto::ThreadAttributes{.affinity = affinity}, [n] {
     for (std::uint64_t i = 0; i < n / 2; ++i) presto::this_thread::yield();
-    other.join();
+  });
+  for (std::uint64_t i = 0; i < n / 2; ++i) presto::this_thread::yield();
+  other.join();
+}
+
+bool run(const std::string& op, std::uint64_t n, std::size_t processors) {
+  if (op == "yield") {
+    yield_pair(n, std::nullopt);
+  } else if (op == "pinned-yield") {
+    std::vector<presto::JoinHandle<void>> pairs;
+    for (std::size_t k = 0; k < processors; ++k) {
+      pairs.push_back(presto::fork(presto::ThreadAttributes{.affinity = k}, [n, k] { yield_pair(n, k); }));
+    }
+    for (auto& p : pairs) p.join();
   } else if (op == "handoff") {
     presto::Monitor m{"m"};
     presto::Condition turn_changed{m, "turn"};
@@ -113,7 +127,7 @@ int main(int argc, char** argv) {
   const std::uint64_t repeats = argc == 5 ? std::strtoull(argv[4], &end, 10) : 0;
   valid = valid && *end == '\0' && (argc < 5 || repeats > 0);
   if (!valid) {
-    std::fputs("usage: hot_path yield|handoff|fork-join|batch|skynet|lock|semaphore|barrier|future-get N [P [R]]   "
+    std::fputs("usage: hot_path yield|pinned-yield|handoff|fork-join|batch|skynet|lock|semaphore|barrier|future-get N [P [R]]   "
                "(N, P, R > 0)\n",
                stderr);
     return 2;
@@ -123,7 +137,7 @@ int main(int argc, char** argv) {
   std::vector<double> ns;  // per operation, one entry a run
   for (std::uint64_t r = 0; r < std::max<std::uint64_t>(repeats, 1); ++r) {
     const auto start = std::chrono::steady_clock::now();
-    if (!rt.run([&] { return run(op, n); })) {
+    if (!rt.run([&] { return run(op, n, processors); })) {
       std::fprintf(stderr, "hot_path: unknown operation '%s'\n", op.c_str());
       return 2;
     }

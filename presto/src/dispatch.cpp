@@ -62,7 +62,7 @@ PRESTO_INLINE Thread* Dispatch::next_for(Processor& p) {
 PRESTO_INLINE Thread* Dispatch::scheduler_next(RuntimeImpl& r, Processor& p) {
   if (LocalQueuePool::Queue* q = own_queue_of(p); q != nullptr) [[likely]] {
     LocalQueuePool& local = *q->pool;
-    if (local.pinned_.size() == 0) [[likely]] {
+    if (q->pinned->size() == 0) [[likely]] {
       if (Thread* t = q->owner_pop_front(); t != nullptr) [[likely]] return t;
     }
     return local.get(p);
@@ -127,7 +127,7 @@ bool Dispatch::has_work_for(Processor& p) noexcept {
 // ending; a check or log the switch must make) takes the general path.
 PRESTO_INLINE bool Dispatch::yield_in_place(RuntimeImpl& r, Processor& p, Thread& self) {
   LocalQueuePool::Queue* own = own_queue_of(p);
-  if (own == nullptr || own->pool->pinned_.size() != 0 || pinned_to(self) != Thread::kAnyProcessor || must_leave(p) ||
+  if (own == nullptr || own->pinned->size() != 0 || pinned_to(self) != Thread::kAnyProcessor || must_leave(p) ||
       !self.stack_.guarded || r.debug_logging) [[unlikely]] {
     return false;
   }

@@ -38,13 +38,15 @@ void LocalQueuePool::attach(const Runtime& rt) {
   random_.store(rt.seed(), std::memory_order_relaxed);
   if (queues_ != nullptr && n == count_) return;
   if (size() != 0) throw UsageError("LocalQueuePool: cannot change the number of queues while threads are queued");
+  auto queues = std::make_unique<Queue[]>(n);
   pinned_.attach(n);
-  runtime_ = &rt;
-  queues_ = std::make_unique<Queue[]>(n);
   for (std::size_t i = 0; i < n; ++i) {
-    queues_[i].set_bias_after(bias_after_);
-    queues_[i].pool = this;
+    queues[i].set_bias_after(bias_after_);
+    queues[i].pool = this;
+    queues[i].pinned = &pinned_.queue(i);
   }
+  runtime_ = &rt;
+  queues_ = std::move(queues);
   count_ = n;
 }
 

@@ -16,16 +16,19 @@ void PinnedQueues::attach(std::size_t processors) {
 bool PinnedQueues::put(Thread& t) {
   const std::optional<std::size_t> k = t.affinity();
   if (!k || *k >= count_) [[likely]] return false;
-  size_.fetch_add(1, std::memory_order_relaxed);  // before the push: size() never misses it
   queues_[*k].push_back(t);
   return true;
 }
 
 Thread* PinnedQueues::get(const Processor& p) noexcept {
-  if (size() == 0 || p.index() >= count_) [[likely]] return nullptr;
-  Thread* t = queues_[p.index()].pop_front();
-  if (t != nullptr) size_.fetch_sub(1, std::memory_order_relaxed);
-  return t;
+  if (p.index() >= count_) [[unlikely]] return nullptr;
+  return queues_[p.index()].pop_front();  // looks at the queue's count before locking
+}
+
+std::size_t PinnedQueues::size() const noexcept {
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < count_; ++i) n += queues_[i].size();
+  return n;
 }
 
 bool PinnedQueues::has_work_for(const Processor& p) const noexcept {

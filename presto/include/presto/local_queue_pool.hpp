@@ -97,6 +97,7 @@ class LocalQueuePool final : public ThreadPool {
     // Its processor is running a thread it got from this pool (for the shortest placement).
     std::atomic<bool> busy{false};
     LocalQueuePool* pool = nullptr;  // the pool it belongs to (Processor::own_queue_ leads here)
+    const detail::LockedQueue* pinned = nullptr;  // the threads pinned to its processor
   };
   std::size_t own_queue() const noexcept;     // the calling processor's queue, or count_ if none
   std::size_t waker() noexcept;               // the caller's queue (round-robin off the runtime)
