@@ -1,6 +1,6 @@
 // Per-thread scheduling properties (priority, deadline, affinity): their defaults, setting
 // them, their reset when a control block is recycled; affinity honoured by every built-in
-// pool on 1, 2 and 4 processors; an earliest-deadline-first pool (apps/live_scheduler) that
+// pool on 1, 2 and 4 processors, also to a processor whose other threads keep yielding; an earliest-deadline-first pool (apps/live_scheduler) that
 // conforms and, installed while threads run, makes the dispatch order follow the deadlines.
 
 #include <algorithm>
@@ -105,6 +105,40 @@ TEST_CASE("every built-in pool runs a pinned thread only on its processor", "[sc
   });
   PRESTO_CHECK_RECORD(record);
   CHECK(runs.load() == long{threads} * rounds);
+}
+
+TEST_CASE("a processor whose threads keep yielding still serves the threads pinned to it", "[sched][properties]") {
+  // The dispatch path's own-queue shortcuts (a yield that swaps places in the processor's own
+  // queue, a pop from it) must give way to a thread pinned to that processor: else the yielders
+  // below would run among themselves until their bound.
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  constexpr long kBound = 200'000;
+  presto::test::Record record;
+  presto::test::run(cfg, [&] {
+    std::atomic<std::size_t> served{0};
+    std::vector<JoinHandle<void>> yielders;
+    for (std::size_t i = 0; i < 2 * cfg.processors; ++i) {
+      yielders.push_back(fork([&] {
+        long r = 0;
+        while (served.load() < cfg.processors && r < kBound) {
+          this_thread::yield();
+          ++r;
+        }
+        record.expect(r < kBound, "after " + std::to_string(kBound) + " yields, only " + std::to_string(served.load()) +
+                                      " of the " + std::to_string(cfg.processors) + " pinned threads had run");
+      }));
+    }
+    std::vector<JoinHandle<void>> pinned;
+    for (std::size_t k = 0; k < cfg.processors; ++k) {
+      ThreadAttributes a{.name = "pinned to " + std::to_string(k)};
+      a.affinity = k;
+      pinned.push_back(fork(std::move(a), [&] { served.fetch_add(1); }));
+    }
+    for (auto& h : yielders) h.join();
+    for (auto& h : pinned) h.join();
+  });
+  PRESTO_CHECK_RECORD(record);
 }
 
 TEST_CASE("set_affinity on a running thread takes effect when it next becomes ready", "[sched][properties]") {
