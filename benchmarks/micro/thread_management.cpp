@@ -64,8 +64,8 @@ Result summarize(std::string name, std::string system, std::size_t processors, s
 
 // The chain benchmark: ns per null thread (the rate is its inverse). P chains, one started per
 // processor, each of N/P threads; each chain counts its own threads on its own cache line, so
-// that the count is not what the processors contend for (one shared counter, two locked
-// operations a thread on one line, capped the rate at about 5 M threads/s on 16 cores, 2026-11-27).
+// that the count is not something the processors contend for (until 2026-11-27 all chains
+// shared two counters: two locked operations a thread on one line).
 struct alignas(64) Chain {
   std::uint64_t limit = 0;  // threads this chain forks after its first
   std::uint64_t work = 0;

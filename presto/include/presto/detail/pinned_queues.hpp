@@ -6,9 +6,10 @@
 // not have, are left to the pool.
 //
 // Each queue keeps its own count, on its own cache line: a processor's dispatch path asks only
-// whether a thread waits for it (its queue's size), so processors running pinned threads share no line.
-// (One count of all queues, which every put and get changed, made a yield between pinned threads
-// cost 3x as much on 2 processors as on 1; 2026-11-27.)
+// whether a thread waits for it (its queue's size), so processors running pinned threads share
+// no line. (One count of all queues, which every put and get changed, made a yield between
+// pinned threads cost 3.5 times as much on 2 processors as on 1, and 35 times on 16;
+// docs/benchmarks.md, 2026-11-27.)
 
 #include <cstddef>
 #include <memory>
