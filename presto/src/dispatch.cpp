@@ -54,18 +54,17 @@ PRESTO_INLINE Thread* Dispatch::next_for(Processor& p) {
 }
 
 // A plain Scheduler's next and ready are its pool's get and put; a waker-placement
-// LocalQueuePool's get and put on the calling processor p, when p's own queue serves (no pinned
-// thread waiting, a thread that is not pinned), are one queue operation. p.own_queue_ says
+// LocalQueuePool's get and put on the calling processor p, when p's own queue serves (no thread
+// pinned to p waiting, a thread that is not pinned), are one queue operation. p.own_queue_ says
 // whether that is the case for p (see Processor::own_queue_): then the calls below go straight
 // to that queue and its pool (a final class: no virtual call). Everything else goes through
 // the virtual calls, so a subclass of either sees every call.
 PRESTO_INLINE Thread* Dispatch::scheduler_next(RuntimeImpl& r, Processor& p) {
   if (LocalQueuePool::Queue* q = own_queue_of(p); q != nullptr) [[likely]] {
-    LocalQueuePool& local = *q->pool;
     if (q->pinned->size() == 0) [[likely]] {
       if (Thread* t = q->owner_pop_front(); t != nullptr) [[likely]] return t;
     }
-    return local.get(p);
+    return q->pool->get(p);
   }
   Scheduler& s = *r.scheduler.load(std::memory_order_acquire);
   return s.plain_ ? s.pool().get(p) : s.next(p);
@@ -117,11 +116,11 @@ bool Dispatch::has_work_for(Processor& p) noexcept {
 }
 
 // A yield with a plain Scheduler over a waker-placement LocalQueuePool, where p's own queue
-// serves (no pinned thread waiting, self not pinned) and its first thread has run before: that
-// thread and self change places in the queue under one owner's hold (OwnedQueue: no locked
-// instruction while no other processor uses the queue), which is kept across the switch and
-// released by the next context once self's context is saved (After::release_queue), so no
-// thief or joiner takes self half-saved. Instead of a pop and a push under two holds, with the
+// serves (no thread pinned to p waiting, self not pinned) and its first thread has run
+// before: that thread and self change places in the queue under one owner's hold
+// (OwnedQueue: no locked instruction while no other processor uses the queue), which is kept
+// across the switch and released by the next context once self's context is saved
+// (After::release_queue), so no thief or joiner takes self half-saved. Instead of a pop and a push under two holds, with the
 // scheduler looked up again on the far side. The queue's size does not change. Anything else
 // (an empty own queue, where the pool would steal; a thread that needs a stack; a run that is
 // ending; a check or log the switch must make) takes the general path.
