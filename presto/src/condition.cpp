@@ -28,7 +28,9 @@ void Condition::wait(Monitor::Entry& entry) {
   check_owner(me, &entry, "wait");
   spin_lock();
   try {
-    monitor_.unlock_as(me);  // a signaller needs our spinlock, so none slips in before we sleep
+    // A signaller needs our spinlock, so none slips in before we sleep. The waiter we
+    // signalled, if any, is woken by our sleep, which hands it our processor if it can.
+    monitor_.release_as(me);
   } catch (...) {
     spin_unlock();
     throw;
@@ -58,26 +60,33 @@ bool Condition::wait_until(Monitor::Entry& entry, Clock::time_point deadline, co
 
 WaitStatus Condition::wait_on(Monitor::Entry& entry, const Clock::time_point* deadline, const StopToken& token,
                               const char* operation) {
-  check_owner(Thread::current(), &entry, operation);
+  Thread& me = Thread::current();
+  check_owner(me, &entry, operation);
   CancellableWait waiting{*this, token};
   spin_lock();
   try {
-    monitor_.exit();  // a signaller needs our spinlock, so none slips in before we sleep
+    monitor_.release_as(me);  // as in wait(entry)
   } catch (...) {
     spin_unlock();
     throw;
   }
   const WaitStatus status = waiting.block(deadline);
-  monitor_.entry();
+  monitor_.lock_as(me);
   return status;
 }
 
 void Condition::signal() {
-  check_owner(Thread::current(), nullptr, "signal");
+  Thread& me = Thread::current();
+  check_owner(me, nullptr, "signal");
   spin_lock();
   Thread* t = recall();
   spin_unlock();
-  if (t != nullptr) t->wakeup(*this);
+  if (t == nullptr) return;
+  if (me.deferred_wake_ == nullptr) {
+    me.deferred_wake_ = t;  // it needs the monitor first: woken when we release it, or sleep
+  } else {
+    t->wakeup(*this);
+  }
 }
 
 void Condition::broadcast() {

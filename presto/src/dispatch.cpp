@@ -304,10 +304,33 @@ PRESTO_INLINE Thread* Dispatch::next_or_stop(Processor& p) noexcept {
   }
 }
 
+// The thread that runs next on p as self goes to sleep there, inside p's gate, when self signalled
+// `self.deferred_wake_` and has not woken it (Thread::may_hand_off_to holds: Thread::sleep_as_current
+// woke it otherwise). If p's own ready queue is where the heir would go and is empty, the heir
+// is what p would run next anyway: it runs now, without a trip through the queue (a monitor's
+// ping-pong: signal, then wait). Otherwise it is made ready the usual way.
+PRESTO_INLINE Thread* Dispatch::heir_or_next(Processor& p, Thread& self) noexcept {
+  Thread& heir = *std::exchange(self.deferred_wake_, nullptr);
+  const LocalQueuePool::Queue* own = own_queue_of(p);
+  const std::size_t pinned = pinned_to(heir);
+  if (own != nullptr && own->size() == 0 && own->pinned->size() == 0 &&
+      (pinned == Thread::kAnyProcessor || pinned == p.index_) && !must_leave(p)) [[likely]] {
+    heir.waiting_on_ = nullptr;  // what Thread::wakeup does before it queues the thread
+    heir.set_state(ThreadState::ready);
+    return &heir;
+  }
+  try {
+    heir.Thread::wakeup(*heir.waiting_on_);  // a plain thread: the base wakeup
+  } catch (...) {
+    impl_of(p).request_stop(std::current_exception());  // as in complete(): the pool broke its contract
+  }
+  return next_or_stop(p);
+}
+
 void Dispatch::block(Thread& self, SynchroObject& so) {
   Processor& p = *self.processor_;
   enter(p);
-  Thread* next = next_or_stop(p);
+  Thread* next = self.deferred_wake_ == nullptr ? next_or_stop(p) : heir_or_next(p, self);
   p.after_ = Processor::After::unlock;
   p.unlock_ = &so;
   switch_to(p, &self, self.context_, next);

@@ -129,6 +129,7 @@ class Dispatch {
   // t's affinity as a number (Thread::kAnyProcessor: none).
   static std::size_t pinned_to(const Thread& t) noexcept;
   static Thread* next_or_stop(Processor& p) noexcept;
+  static Thread* heir_or_next(Processor& p, Thread& self) noexcept;
   // checked: the caller has seen that switch_slow_checks has nothing to do (from's stack is
   // guarded, to has a context, no debug logging), as yield_in_place does.
   static void switch_to(Processor& p, Thread* from, ExecutionContext& here, Thread* to, bool checked = false);

@@ -20,6 +20,7 @@ void Lock::check_destroyable() noexcept(false) {
   Thread& me = Thread::current();
   if (holder == &me) {
     --me.locks_held_;  // released with the lock
+    if (me.deferred_wake_ != nullptr) me.wake_deferred();
     return;
   }
   const ThreadState s = holder->state();

@@ -112,6 +112,7 @@ void Thread::reset_run_state() noexcept {
   id_ = 0;
   runtime_ = nullptr;
   waiting_on_ = nullptr;
+  deferred_wake_ = nullptr;
   joined_ = false;
   timed_out_ = false;
   exception_ = nullptr;
@@ -251,6 +252,15 @@ bool Thread::sleep_as_current(SynchroObject& so, const Clock::time_point* deadli
     so.spin_unlock();
     throw UsageError(describe() + " went to sleep on " + so.describe() + " without being remembered by it");
   }
+  if (deferred_wake_ != nullptr && !may_hand_off_to(*deferred_wake_)) [[unlikely]] {
+    try {
+      wake_deferred();
+    } catch (...) {
+      so.forget(*this);
+      so.spin_unlock();
+      throw;
+    }
+  }
   if (external_) return external_sleep(so, deadline);
   timed_out_ = false;
   if (deadline != nullptr) {
@@ -294,6 +304,11 @@ bool Thread::external_sleep(SynchroObject& so, const Clock::time_point* deadline
   }
   set_state(ThreadState::running);
   return woken;
+}
+
+void Thread::wake_deferred() {
+  Thread& t = *std::exchange(deferred_wake_, nullptr);
+  t.wakeup(*t.waiting_on_);  // recalled, so still waiting there
 }
 
 void Thread::wakeup(SynchroObject& so) {

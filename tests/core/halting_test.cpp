@@ -83,6 +83,52 @@ TEST_CASE("a deadlock lists every blocked thread and what it waits on", "[core][
   presto::test::check_no_leaks(rt);  // the survivors were abandoned and freed
 }
 
+// A waiter signalled by a thread that then blocks, still holding the monitor, waits for the
+// monitor now, not for the signal: the report must say so (the signal's wake-up, deferred
+// until the signaller lets the monitor go, is not left pending while it sleeps).
+TEST_CASE("a deadlock report shows a signalled waiter waiting for its monitor", "[core][halting]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  Runtime rt{presto::test::runtime_config(cfg)};
+  Monitor m{"m"};
+  Condition c{m, "c"};
+  Semaphore never{0, "never"};
+  try {
+    rt.run([&] {
+      bool waiting = false, go = false;
+      auto waiter = fork(ThreadAttributes{.name = "waiter"}, [&] {
+        Monitor::Entry e{m};
+        waiting = true;
+        c.wait(e, [&] { return go; });
+      });
+      while (true) {  // until the waiter waits on c
+        {
+          Monitor::Entry e{m};
+          if (waiting) {
+            go = true;
+            c.signal();
+            never.acquire();  // blocks forever, holding m
+          }
+        }
+        this_thread::yield();
+      }
+    });
+    FAIL("run() returned although every thread was blocked");
+  } catch (const Deadlock& d) {
+    const auto& blocked = d.blocked();
+    REQUIRE(blocked.size() == 2);
+    for (const auto& b : blocked) {
+      if (b.thread.find("'waiter'") != std::string::npos) {
+        CHECK_THAT(b.waiting_on, Contains("monitor 'm', held by thread 'main'"));
+      } else {
+        CHECK_THAT(b.thread, Contains("thread 'main'"));
+        CHECK_THAT(b.waiting_on, Contains("semaphore 'never'"));
+      }
+    }
+  }
+  presto::test::check_no_leaks(rt);
+}
+
 TEST_CASE("an exception nobody can join ends run() with that exception", "[core][halting]") {
   auto cfg = GENERATE(presto::test::configs());
   INFO(cfg);

@@ -75,6 +75,103 @@ TEST_CASE("two threads ping-pong on a condition (PRESTO's switch_test)", "[core]
   CHECK(turns == 2 * rounds);
 }
 
+// A signalled waiter needs the monitor back before it can return, so it is woken only when the
+// signaller releases the monitor, by leaving it or by waiting (which hands it the processor,
+// Thread's deferred_wake_). Every way of letting go must wake it, once.
+TEST_CASE("a signalled waiter runs once its signaller lets the monitor go, however it does", "[core][synchro]") {
+  auto cfg = GENERATE(presto::test::configs());
+  enum class How { exit, wait, timed_wait, cancellable_wait, signal_twice, then_broadcast };
+  auto how = GENERATE(How::exit, How::wait, How::timed_wait, How::cancellable_wait, How::signal_twice,
+                      How::then_broadcast);
+  INFO(cfg << ", way " << static_cast<int>(how));
+  presto::test::Record record;
+  const int woken = presto::test::run(cfg, [&] {
+    Monitor m{"m"};
+    Condition go_on{m, "go on"}, news{m, "news"};
+    bool go = false;
+    int waiting = 0, woken = 0;
+    auto waiter = [&] {
+      Monitor::Entry e{m};
+      ++waiting;
+      news.signal();
+      go_on.wait(e, [&] { return go; });
+      ++woken;
+      news.signal();
+    };
+    auto first = fork(waiter);
+    auto second = fork(waiter);
+    {
+      Monitor::Entry e{m};
+      news.wait(e, [&] { return waiting == 2; });
+      go = true;
+      go_on.signal();
+      const auto both_woken = [&] { return woken == 2; };
+      switch (how) {
+        case How::exit: go_on.signal(); break;
+        case How::wait: go_on.signal(); news.wait(e, both_woken); break;
+        case How::timed_wait:
+          go_on.signal();
+          record.expect(news.wait_for(e, 60s, both_woken), "a timed wait for the signalled waiters timed out");
+          break;
+        case How::cancellable_wait: {
+          StopSource never;
+          go_on.signal();
+          news.wait(e, never.get_token(), both_woken);
+          break;
+        }
+        case How::signal_twice: go_on.signal(); go_on.signal(); break;  // the third finds nobody
+        case How::then_broadcast: go_on.broadcast(); break;
+      }
+    }
+    first.join();
+    second.join();
+    return woken;
+  });
+  PRESTO_CHECK_RECORD(record);
+  CHECK(woken == 2);
+}
+
+// A waiter that gets the processor straight from its signaller (a monitor's ping-pong) skips
+// only a queue with nobody in it: a third ready thread still gets its turns. (Under the LIFO
+// pools a woken thread goes first by design, and the pair keeps the processor there anyway.)
+TEST_CASE("a ping-pong on a condition does not starve the other ready threads", "[core][synchro]") {
+  auto cfg = GENERATE(filter([](const presto::test::Config& c) {
+    return c.pool != presto::test::PoolKind::lifo && c.pool != presto::test::PoolKind::local_lifo;
+  }, presto::test::configs()));
+  INFO(cfg);
+  const int rounds = static_cast<int>(presto::test::scaled(2000));
+  const int bystander_turns = presto::test::run(cfg, [rounds] {
+    Monitor m{"switch"};
+    Condition c{m, "turn"};
+    int whose = 0;
+    std::atomic<bool> done{false};
+    std::atomic<int> turns{0};
+    auto bystander = fork([&] {
+      for (int i = 0; i < 4 * rounds && !done.load(); ++i) {
+        turns.fetch_add(1);
+        this_thread::yield();
+      }
+    });
+    auto player = [&](int me) {
+      Monitor::Entry e{m};  // signal, then wait: each wait hands the processor to the other
+      for (int i = 0; i < rounds; ++i) {
+        c.wait(e, [&] { return whose == me; });
+        whose = 1 - me;
+        c.signal();
+      }
+    };
+    auto a = fork(player, 0);
+    auto b = fork(player, 1);
+    a.join();
+    b.join();
+    done.store(true);
+    const int seen = turns.load();
+    bystander.join();
+    return seen;
+  });
+  CHECK(bystander_turns >= rounds / 4);
+}
+
 TEST_CASE("broadcast wakes every waiter", "[core][synchro]") {
   auto cfg = GENERATE(presto::test::configs());
   INFO(cfg);

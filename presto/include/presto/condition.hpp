@@ -8,6 +8,11 @@
 //
 // wait releases the monitor while the thread sleeps and reacquires it before returning.
 // signal wakes the longest waiter, broadcast wakes all; the signaller keeps the monitor.
+// A signalled waiter cannot return before it has the monitor again, so signal wakes it when
+// the signaller lets the monitor go (leaves it, waits, or sleeps on anything else while
+// holding it); a second signal before then wakes its waiter at once. A signaller that then
+// waits gives its processor straight to the waiter when that is whom the processor would
+// run next anyway (nobody else ready there): a ping-pong costs no trip through the ready queue.
 // Waiting or signalling without holding the bound monitor raises UsageError, as does
 // destroying a condition threads wait on.
 

@@ -95,6 +95,12 @@ class Lock : public SynchroObject {
     ++me.locks_held_;
   }
   void unlock_as(Thread& me) {
+    release_as(me);
+    if (me.deferred_wake_ != nullptr) [[unlikely]] me.wake_deferred();  // it needed this lock
+  }
+  // unlock_as without waking the waiter `me` signalled: a Condition's wait, whose sleep hands
+  // that waiter the processor (Thread::deferred_wake_).
+  void release_as(Thread& me) {
     std::uintptr_t expected = address(me);
     if (!word_.compare_exchange_strong(expected, 0, std::memory_order_release,
                                        std::memory_order_relaxed)) {

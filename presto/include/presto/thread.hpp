@@ -208,6 +208,7 @@ class Thread : public SynchroObject {
   friend class Scheduler;
   friend class SynchroObject;
   friend class Lock;
+  friend class Condition;
   friend class ThreadLocalBase;
   friend class ThreadQueue;
   friend class detail::Dispatch;
@@ -238,6 +239,13 @@ class Thread : public SynchroObject {
   // sleep_on for a caller that knows this is the current thread.
   bool sleep_as_current(SynchroObject& so, const Clock::time_point* deadline);
   bool external_sleep(SynchroObject& so, const Clock::time_point* deadline);
+  // Whether this thread, going to sleep, may give its processor straight to `heir`, the
+  // waiter it signalled (deferred_wake_): both are presto threads of class Thread itself, of
+  // one runtime. Dispatch::block decides the rest.
+  bool may_hand_off_to(const Thread& heir) const noexcept {
+    return !external_ && plain_ && heir.plain_ && heir.runtime_ == runtime_;
+  }
+  void wake_deferred();  // wakes deferred_wake_ (set) the usual way: Thread::wakeup
   void check_startable() const;
   void launch(Runtime* rt);
   void await_termination();
@@ -285,6 +293,11 @@ class Thread : public SynchroObject {
   // External threads: the waker sets it after its last access, so a woken OS thread never
   // exits (destroying this object) while its waker still touches it.
   std::atomic<bool> wake_acknowledged_{false};
+  // The waiter this thread signalled (Condition::signal) while holding the monitor and has not
+  // woken yet: it could not reacquire the monitor before this thread releases it. Woken when
+  // this thread releases a lock (Lock::unlock_as) or goes to sleep, where it takes this
+  // thread's processor if it can (Dispatch::block). Only this thread touches it.
+  Thread* deferred_wake_ = nullptr;
   detail::ExecutionContext context_;
   detail::Stack stack_;
   detail::TaskSlot task_;
