@@ -82,7 +82,7 @@ void Condition::signal() {
   Thread* t = recall();
   spin_unlock();
   if (t == nullptr) return;
-  if (me.deferred_wake_ == nullptr) {
+  if (me.deferred_wake_ == nullptr && me.may_defer_wake_of(*t)) {
     me.deferred_wake_ = t;  // it needs the monitor first: woken when we release it, or sleep
   } else {
     t->wakeup(*this);

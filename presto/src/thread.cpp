@@ -170,6 +170,9 @@ void Thread::launch(Runtime* rt) {
 void Thread::await_termination() {
   Thread& me = Thread::current();
   if (&me == this) throw UsageError(describe() + " tried to join itself");
+  // A join may wait without sleeping (the child runs inline): wake the waiter we signalled now,
+  // as a sleep would, so that it is seen waiting for the monitor it needs.
+  if (me.deferred_wake_ != nullptr) [[unlikely]] me.wake_deferred();
   spin_lock();
   ThreadState s = state();
   if (const char* why = join_obstacle(s)) join_failed(me, why);

@@ -239,12 +239,16 @@ class Thread : public SynchroObject {
   // sleep_on for a caller that knows this is the current thread.
   bool sleep_as_current(SynchroObject& so, const Clock::time_point* deadline);
   bool external_sleep(SynchroObject& so, const Clock::time_point* deadline);
-  // Whether this thread, going to sleep, may give its processor straight to `heir`, the
-  // waiter it signalled (deferred_wake_): both are presto threads of class Thread itself, of
-  // one runtime. Dispatch::block decides the rest.
-  bool may_hand_off_to(const Thread& heir) const noexcept {
-    return !external_ && plain_ && heir.plain_ && heir.runtime_ == runtime_;
+  // Whether this thread, which holds a monitor, may keep `waiter`, signalled, in deferred_wake_:
+  // it is a presto thread of waiter's runtime, so that a run ending in between abandons both
+  // together (an OS thread could release the monitor after the waiter was freed).
+  bool may_defer_wake_of(const Thread& waiter) const noexcept {
+    return !external_ && waiter.runtime_ == runtime_;
   }
+  // Whether this thread, going to sleep, may give its processor straight to `heir`, the
+  // waiter it signalled (deferred_wake_): both are of class Thread itself. Dispatch::block
+  // decides the rest.
+  bool may_hand_off_to(const Thread& heir) const noexcept { return plain_ && heir.plain_; }
   void wake_deferred();  // wakes deferred_wake_ (set) the usual way: Thread::wakeup
   void check_startable() const;
   void launch(Runtime* rt);
@@ -295,7 +299,7 @@ class Thread : public SynchroObject {
   std::atomic<bool> wake_acknowledged_{false};
   // The waiter this thread signalled (Condition::signal) while holding the monitor and has not
   // woken yet: it could not reacquire the monitor before this thread releases it. Woken when
-  // this thread releases a lock (Lock::unlock_as) or goes to sleep, where it takes this
+  // this thread releases a lock (Lock::unlock_as), joins, or goes to sleep, where it takes this
   // thread's processor if it can (Dispatch::block). Only this thread touches it.
   Thread* deferred_wake_ = nullptr;
   detail::ExecutionContext context_;
