@@ -35,8 +35,8 @@ std::string_view to_string(ThreadState state) noexcept {
 
 Thread::Thread(ThreadAttributes attributes)
     : SynchroObject(std::move(attributes.name)),
-      stack_size_(attributes.stack_size),
-      priority_(attributes.priority) {
+      priority_(attributes.priority),
+      stack_size_(attributes.stack_size) {
   set_scheduling(attributes);
   queue_hook_.owner = this;
 }
