@@ -120,10 +120,11 @@ bool Dispatch::has_work_for(Processor& p) noexcept {
 // before: that thread and self change places in the queue under one owner's hold
 // (OwnedQueue: no locked instruction while no other processor uses the queue), which is kept
 // across the switch and released by the next context once self's context is saved
-// (After::release_queue), so no thief or joiner takes self half-saved. Instead of a pop and a push under two holds, with the
-// scheduler looked up again on the far side. The queue's size does not change. Anything else
-// (an empty own queue, where the pool would steal; a thread that needs a stack; a run that is
-// ending; a check or log the switch must make) takes the general path.
+// (After::release_queue), so no thief or joiner takes self half-saved. Instead of a pop and a
+// push under two holds, with the scheduler looked up again on the far side. The queue's size
+// does not change. Anything else (an empty own queue, where the pool would steal; a thread
+// that needs a stack; a run that is ending; a check or log the switch must make) takes the
+// general path.
 PRESTO_INLINE bool Dispatch::yield_in_place(RuntimeImpl& r, Processor& p, Thread& self) {
   LocalQueuePool::Queue* own = own_queue_of(p);
   if (own == nullptr || own->pinned->size() != 0 || pinned_to(self) != Thread::kAnyProcessor || must_leave(p) ||
@@ -304,11 +305,12 @@ PRESTO_INLINE Thread* Dispatch::next_or_stop(Processor& p) noexcept {
   }
 }
 
-// The thread that runs next on p as self goes to sleep there, inside p's gate, when self signalled
-// `self.deferred_wake_` and has not woken it (Thread::may_hand_off_to holds: Thread::sleep_as_current
-// woke it otherwise). If p's own ready queue is where the heir would go and is empty, the heir
-// is what p would run next anyway: it runs now, without a trip through the queue (a monitor's
-// ping-pong: signal, then wait). Otherwise it is made ready the usual way.
+// The thread that runs next on p as self goes to sleep there, inside p's gate, when self
+// signalled `self.deferred_wake_` and has not woken it (Thread::may_hand_off_to holds:
+// Thread::sleep_as_current woke it otherwise). If p's own ready queue is where the heir would
+// go and is empty, the heir is what p would run next anyway: it runs now, without a trip
+// through the queue (a monitor's ping-pong: signal, then wait). Otherwise it is made ready the
+// usual way.
 PRESTO_INLINE Thread* Dispatch::heir_or_next(Processor& p, Thread& self) noexcept {
   Thread& heir = *std::exchange(self.deferred_wake_, nullptr);
   const LocalQueuePool::Queue* own = own_queue_of(p);
