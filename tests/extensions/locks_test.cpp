@@ -4,6 +4,7 @@
 // conformance harness; and the failure modes the headers promise to survive (Anderson's lock
 // with more contenders than slots, MCS/CLH nesting and out-of-order release) hold.
 
+#include <atomic>
 #include <initializer_list>
 #include <mutex>
 #include <string>
@@ -113,6 +114,42 @@ TEST_CASE("queue locks nest and release out of order", "[locks]") {
   CHECK(in_a == 4 * n);
   CHECK(in_both == 4 * n);
   test::check_no_leaks(rt);
+}
+
+TEST_CASE("a CLH lock's try_lock reads no freed node while OS threads that used the lock end", "[locks]") {
+  // try_lock reads the tail node's flag without holding it: the node may meanwhile pass to the
+  // next holder's predecessor slot, into that OS thread's spares, and out with the thread. Short-
+  // lived OS threads take the lock a few times each and end while two others keep trying; a node
+  // freed under them is a use after free (AddressSanitizer) or a race with the delete
+  // (ThreadSanitizer).
+  ClhLock lock;
+  std::atomic<bool> done{false};
+  std::size_t count = 0;
+  std::vector<std::thread> probers;
+  for (int t = 0; t < 2; ++t) {
+    probers.emplace_back([&] {
+      while (!done.load(std::memory_order_relaxed)) {
+        if (lock.try_lock()) lock.unlock();
+      }
+    });
+  }
+  const std::size_t rounds = test::scaled(4000) / 4 + 50;
+  for (std::size_t r = 0; r < rounds; ++r) {
+    std::thread users[2];
+    for (auto& u : users) {
+      u = std::thread([&] {
+        for (int i = 0; i < 3; ++i) {
+          lock.lock();
+          ++count;
+          lock.unlock();
+        }
+      });
+    }
+    for (auto& u : users) u.join();
+  }
+  done = true;
+  for (auto& p : probers) p.join();
+  CHECK(count == 6 * rounds);
 }
 
 TEST_CASE("each lock of the family serves as the spinlock of a monitor, a condition and a semaphore", "[locks]") {

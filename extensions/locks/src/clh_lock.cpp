@@ -2,9 +2,13 @@
 
 namespace presto::locks {
 
-ClhLock::ClhLock() : tail_(new QueueNode) {}  // unlocked: the first acquirer's predecessor
+ClhLock::ClhLock() {
+  QueueNode* n = take_queue_node();  // unlocked: the first acquirer's predecessor
+  n->locked.store(false, std::memory_order_relaxed);
+  tail_.store(n, std::memory_order_relaxed);
+}
 
-ClhLock::~ClhLock() { delete tail_.load(std::memory_order_relaxed); }
+ClhLock::~ClhLock() { give_queue_node(tail_.load(std::memory_order_relaxed)); }
 
 void ClhLock::wait_for(QueueNode* pred, QueueNode* mine) noexcept {
   SpinWait w;

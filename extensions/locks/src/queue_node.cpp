@@ -1,37 +1,60 @@
 #include <presto/locks/queue_node.hpp>
 
+#include <mutex>
+
 namespace presto::locks {
 
 namespace {
 
-// The calling OS thread's spare nodes; freed when the OS thread ends.
-struct FreeNodes {
+// A list of spare nodes, linked through free_next.
+struct NodeList {
   QueueNode* head = nullptr;
-  FreeNodes() = default;
-  FreeNodes(const FreeNodes&) = delete;
-  FreeNodes& operator=(const FreeNodes&) = delete;
-  ~FreeNodes() {
-    while (QueueNode* n = head) {
-      head = n->free_next;
-      delete n;
-    }
+
+  void push(QueueNode* n) noexcept {
+    n->free_next = head;
+    head = n;
+  }
+  QueueNode* pop() noexcept {
+    QueueNode* n = head;
+    if (n != nullptr) head = n->free_next;
+    return n;
   }
 };
 
-thread_local FreeNodes tl_free;
+// The spares of OS threads that have ended. Never destroyed (trivially destructible), so an OS
+// thread that ends during or after static destruction still has somewhere to put its nodes.
+struct SharedSpares {
+  std::mutex mutex;
+  NodeList nodes;
+};
+constinit SharedSpares shared_spares;
+
+// The calling OS thread's spare nodes; handed to shared_spares when the OS thread ends.
+struct LocalSpares {
+  NodeList nodes;
+  LocalSpares() = default;
+  LocalSpares(const LocalSpares&) = delete;
+  LocalSpares& operator=(const LocalSpares&) = delete;
+  ~LocalSpares() {
+    if (nodes.head == nullptr) return;
+    std::lock_guard g{shared_spares.mutex};
+    while (QueueNode* n = nodes.pop()) shared_spares.nodes.push(n);
+  }
+};
+
+thread_local LocalSpares tl_spares;
 
 }  // namespace
 
 QueueNode* take_queue_node() {
-  QueueNode* n = tl_free.head;
-  if (n == nullptr) [[unlikely]] return new QueueNode;
-  tl_free.head = n->free_next;
-  return n;
+  if (QueueNode* n = tl_spares.nodes.pop()) [[likely]] return n;
+  {
+    std::lock_guard g{shared_spares.mutex};
+    if (QueueNode* n = shared_spares.nodes.pop()) return n;
+  }
+  return new QueueNode;
 }
 
-void give_queue_node(QueueNode* n) noexcept {
-  n->free_next = tl_free.head;
-  tl_free.head = n;
-}
+void give_queue_node(QueueNode* n) noexcept { tl_spares.nodes.push(n); }
 
 }  // namespace presto::locks
