@@ -1,5 +1,7 @@
 #include <presto/condition.hpp>
 
+#include "current.hpp"
+
 namespace presto {
 
 Condition::Condition(Monitor& monitor, std::string name) : SynchroObject(std::move(name)), monitor_(monitor) {}
@@ -24,7 +26,7 @@ void Condition::owner_error(const Monitor::Entry* entry, const char* operation) 
 }
 
 void Condition::wait(Monitor::Entry& entry) {
-  Thread& me = Thread::current();
+  Thread& me = detail::current_thread();  // read once, before the sleep
   check_owner(me, &entry, "wait");
   spin_lock();
   try {
@@ -60,7 +62,7 @@ bool Condition::wait_until(Monitor::Entry& entry, Clock::time_point deadline, co
 
 WaitStatus Condition::wait_on(Monitor::Entry& entry, const Clock::time_point* deadline, const StopToken& token,
                               const char* operation) {
-  Thread& me = Thread::current();
+  Thread& me = detail::current_thread();  // read once, before the sleep
   check_owner(me, &entry, operation);
   CancellableWait waiting{*this, token};
   spin_lock();
@@ -76,7 +78,7 @@ WaitStatus Condition::wait_on(Monitor::Entry& entry, const Clock::time_point* de
 }
 
 void Condition::signal() {
-  Thread& me = Thread::current();
+  Thread& me = detail::current_thread();
   check_owner(me, nullptr, "signal");
   spin_lock();
   Thread* t = recall();
@@ -90,7 +92,7 @@ void Condition::signal() {
 }
 
 void Condition::broadcast() {
-  check_owner(Thread::current(), nullptr, "broadcast");
+  check_owner(detail::current_thread(), nullptr, "broadcast");
   spin_lock();
   ThreadQueue woken;
   while (Thread* t = recall()) woken.push_back(*t);

@@ -3,22 +3,23 @@
 #include <presto/runtime.hpp>
 
 #include "asymmetric_fence.hpp"
+#include "current.hpp"
 #include "dispatch.hpp"
 #include "futex.hpp"
 #include "runtime_impl.hpp"
 
 namespace presto {
 
-namespace {
-// The processor of this OS thread. Read only through Processor::current(), a call the
-// compiler cannot inline or cache across a context switch (after which a presto thread may
-// be on another OS thread).
-thread_local __attribute__((tls_model("initial-exec"))) Processor* tl_processor = nullptr;
-}  // namespace
-
 namespace detail {
+// The processor of this OS thread. Read through Processor::current(), a call the compiler
+// cannot inline or cache across a context switch (after which a presto thread may be on
+// another OS thread), or, where current.hpp's rule holds, through its inline readers.
+constinit thread_local __attribute__((tls_model("initial-exec"))) Processor* tl_processor = nullptr;
+
 void set_current_processor(Processor* p) noexcept { tl_processor = p; }
 }  // namespace detail
+
+using detail::tl_processor;
 
 Processor::Processor() = default;
 Processor::~Processor() = default;

@@ -2,6 +2,7 @@
 
 #include <spdlog/spdlog.h>
 
+#include "current.hpp"
 #include "dispatch.hpp"
 #include "runtime_configurer.hpp"
 #include "runtime_allocation.hpp"
@@ -128,7 +129,7 @@ std::chrono::microseconds Runtime::quantum() const noexcept { return impl_->quan
 bool Runtime::running() const noexcept { return impl_->running.load(std::memory_order_acquire); }
 
 Runtime* Runtime::current() noexcept {
-  Processor* p = Processor::current();
+  Processor* p = detail::current_processor();
   return p != nullptr ? &p->runtime() : nullptr;
 }
 

@@ -16,6 +16,7 @@
 #include <presto/local_queue_pool.hpp>
 
 #include "asymmetric_fence.hpp"
+#include "current.hpp"
 #include "dispatch.hpp"
 #include "futex.hpp"
 #include "quantum_timer.hpp"
@@ -242,7 +243,7 @@ std::unique_ptr<Thread> RuntimeImpl::set_thread_prototype(std::unique_ptr<Thread
 Thread& RuntimeImpl::make_thread(ThreadAttributes* given) {
   ThreadAttributes defaults;
   ThreadAttributes& attributes = given != nullptr ? *given : defaults;
-  Processor* p = Processor::current();
+  Processor* p = detail::current_processor();
   if (p != nullptr && &p->runtime() != &rt) p = nullptr;
   Thread* t = nullptr;
   std::unique_ptr<Thread> made;
@@ -293,7 +294,7 @@ void RuntimeImpl::launch(Thread& t) {
   t.check_affinity(rt, t.affinity_.load(std::memory_order_relaxed));
   t.runtime_ = &rt;
   t.plain_ = typeid(t) == typeid(Thread);
-  Processor* p = Processor::current();
+  Processor* p = detail::current_processor();
   if (p != nullptr && &p->runtime() != &rt) p = nullptr;
   if (p != nullptr) {
     ProcessorState& ps = *p->state_;
@@ -320,7 +321,7 @@ void RuntimeImpl::launch(Thread& t) {
 void RuntimeImpl::recycle(Thread& t) noexcept {
   t.task_.reset();
   t.exception_ = nullptr;
-  Processor* p = Processor::current();
+  Processor* p = detail::current_processor();
   if (p != nullptr && &p->runtime() == &rt && t.state() == ThreadState::terminated &&
       t.generation_ == generation.load(std::memory_order_acquire)) {
     Dispatch::enter(*p);

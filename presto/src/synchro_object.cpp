@@ -7,6 +7,7 @@
 #include <presto/runtime.hpp>
 #include <presto/thread.hpp>
 
+#include "current.hpp"
 #include "runtime_impl.hpp"
 
 namespace presto {
@@ -89,7 +90,7 @@ bool SynchroObject::forget(Thread& t) noexcept {
   return true;
 }
 
-void SynchroObject::block() { block_as(Thread::current()); }
+void SynchroObject::block() { block_as(detail::current_thread()); }
 
 void SynchroObject::block_as(Thread& me) {
   remember(me);  // UsageError (before sleeping) if it already waits somewhere
@@ -101,7 +102,7 @@ void SynchroObject::block_as(Thread& me) {
 }
 
 bool SynchroObject::block_until(Clock::time_point deadline) {
-  Thread& me = Thread::current();
+  Thread& me = detail::current_thread();  // read once, before the sleep
   remember(me);
   return me.sleep_until(*this, deadline);
 }

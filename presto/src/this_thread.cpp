@@ -9,13 +9,14 @@
 #include <presto/processor.hpp>
 #include <presto/runtime.hpp>
 
+#include "current.hpp"
 #include "dispatch.hpp"
 #include "runtime_impl.hpp"
 
 namespace presto::this_thread {
 
 void yield() {
-  if (Processor* p = Processor::current(); p != nullptr && p->current_thread() != nullptr) [[likely]] {
+  if (Processor* p = detail::current_processor(); p != nullptr && p->current_thread() != nullptr) [[likely]] {
     detail::Dispatch::yield_running(*p, *p->current_thread());
   } else {
     std::this_thread::yield();

@@ -15,6 +15,7 @@
 #include <presto/runtime.hpp>
 #include <presto/thread_local.hpp>
 
+#include "current.hpp"
 #include "dispatch.hpp"
 #include "futex.hpp"
 #include "runtime_impl.hpp"
@@ -168,7 +169,7 @@ void Thread::launch(Runtime* rt) {
 }
 
 void Thread::await_termination() {
-  Thread& me = Thread::current();
+  Thread& me = detail::current_thread();  // read once, before the join's sleep
   if (&me == this) throw UsageError(describe() + " tried to join itself");
   // A join may wait without sleeping (the child runs inline): wake the waiter we signalled now,
   // as a sleep would, so that it is seen waiting for the monitor it needs.
@@ -189,7 +190,7 @@ void Thread::await_termination() {
 }
 
 void Thread::await_termination(const StopToken& token) {
-  Thread& me = Thread::current();
+  Thread& me = detail::current_thread();  // read once, before the join's sleep
   if (&me == this) throw UsageError(describe() + " tried to join itself");
   CancellableWait waiting{*this, token};  // never inline: a thread run inline cannot be left
   spin_lock();
@@ -341,7 +342,7 @@ void Thread::wakeup(SynchroObject& so) {
 }
 
 void Thread::yield() {
-  if (Processor* p = Processor::current(); p != nullptr && p == processor_ && p->current_ == this) [[likely]] {
+  if (Processor* p = detail::current_processor(); p != nullptr && p == processor_ && p->current_ == this) [[likely]] {
     detail::Dispatch::yield(*p, *this);
     return;
   }
