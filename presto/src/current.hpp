@@ -19,10 +19,15 @@ extern constinit thread_local __attribute__((tls_model("initial-exec"))) Process
 
 [[gnu::always_inline]] inline Processor* current_processor() noexcept { return tl_processor; }
 
+// The presto thread running on this OS thread, or nullptr on an OS thread outside a runtime
+// (or on a processor's native context). Thread::current() is this plus the stand-in.
+[[gnu::always_inline]] inline Thread* running_thread() noexcept {
+  Processor* p = tl_processor;
+  return p != nullptr ? p->current_thread() : nullptr;
+}
+
 [[gnu::always_inline]] inline Thread& current_thread() noexcept {
-  if (Processor* p = tl_processor; p != nullptr && p->current_thread() != nullptr) [[likely]] {
-    return *p->current_thread();
-  }
+  if (Thread* t = running_thread()) [[likely]] return *t;
   return Thread::current();  // an OS thread's stand-in
 }
 

@@ -19,18 +19,16 @@ constinit thread_local __attribute__((tls_model("initial-exec"))) Processor* tl_
 void set_current_processor(Processor* p) noexcept { tl_processor = p; }
 }  // namespace detail
 
-using detail::tl_processor;
-
 Processor::Processor() = default;
 Processor::~Processor() = default;
 
 std::unique_ptr<Processor> Processor::newprocessor() const { return std::make_unique<Processor>(); }
 
-__attribute__((noinline)) Processor* Processor::current() noexcept { return tl_processor; }
+__attribute__((noinline)) Processor* Processor::current() noexcept { return detail::current_processor(); }
 
-// Here, beside tl_processor, so that it reads it without a second call.
+// Reads tl_processor itself rather than through Processor::current(): one call, not two.
 __attribute__((noinline)) Thread& Thread::current() noexcept {
-  if (Processor* p = tl_processor; p != nullptr && p->current_ != nullptr) [[likely]] return *p->current_;
+  if (Thread* t = detail::running_thread()) [[likely]] return *t;
   return external();
 }
 
