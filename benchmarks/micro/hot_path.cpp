@@ -10,7 +10,10 @@
 //   per operation. Timing A/B builds this way (alternated, `hot_path yield 1000000 1 11`) is
 //   steadier on a shared machine than timing whole processes: one slow run is left out, and
 //   start-up is not in it. Without R it prints nothing.
-//   yield     two threads yield to each other: N switches
+//   yield     two threads yield to each other, each from its own loop: N switches
+//   yield-one-body  the same, both threads running one function (as threads forked with one
+//             body do): each switch returns to the call site the other left from, which the
+//             processor's return-address predictor gets right (jump_context.cpp)
 //   pinned-yield  on each of the P processors, two threads pinned to it yield to each other:
 //             N switches each, in parallel (time per switch per processor: the same on P
 //             processors as on 1 when pinned threads share nothing across processors)
@@ -46,9 +49,17 @@ void yield_pair(std::uint64_t n, std::optional<std::size_t> affinity) {
   other.join();
 }
 
+[[gnu::noinline]] void yield_times(std::uint64_t n) {
+  for (std::uint64_t i = 0; i < n; ++i) presto::this_thread::yield();
+}
+
 bool run(const std::string& op, std::uint64_t n, std::size_t processors) {
   if (op == "yield") {
     yield_pair(n, std::nullopt);
+  } else if (op == "yield-one-body") {
+    auto other = presto::fork([n] { yield_times(n / 2); });
+    yield_times(n / 2);
+    other.join();
   } else if (op == "pinned-yield") {
     std::vector<presto::JoinHandle<void>> pairs;
     for (std::size_t k = 0; k < processors; ++k) {
@@ -127,7 +138,7 @@ int main(int argc, char** argv) {
   const std::uint64_t repeats = argc == 5 ? std::strtoull(argv[4], &end, 10) : 0;
   valid = valid && *end == '\0' && (argc < 5 || repeats > 0);
   if (!valid) {
-    std::fputs("usage: hot_path yield|pinned-yield|handoff|fork-join|batch|skynet|lock|semaphore|barrier|future-get N [P [R]]   "
+    std::fputs("usage: hot_path yield|yield-one-body|pinned-yield|handoff|fork-join|batch|skynet|lock|semaphore|barrier|future-get N [P [R]]   "
                "(N, P, R > 0)\n",
                stderr);
     return 2;

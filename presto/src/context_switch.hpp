@@ -7,8 +7,9 @@
 // handler or a destructor run by unwinding finds its own again wherever it resumes (without
 // it, `throw;`, std::current_exception and std::uncaught_exceptions would see another thread's
 // exceptions, and the runtime would free a caught exception twice or never). It uses the
-// fcontext primitives directly: one jump per switch, no allocation; the context that left is
-// handed to the one that runs next, which saves it (see Dispatch::complete).
+// fcontext primitives directly (make_fcontext, and jump_context.hpp's jump in Boost's layout):
+// one jump per switch, no allocation; the context that left is handed to the one that runs
+// next, which saves it (see Dispatch::complete).
 
 #include <cstddef>
 
@@ -20,6 +21,7 @@
 
 #include <presto/detail/execution_context.hpp>
 
+#include "jump_context.hpp"
 #include "sanitizers.hpp"
 
 #if PRESTO_ASAN
@@ -96,7 +98,7 @@ inline Transfer switch_context(ExecutionContext& from, ExecutionContext& to, voi
 #if PRESTO_TSAN
   __tsan_switch_to_fiber(to.tsan_fiber, 0);
 #endif
-  fctx::transfer_t t = fctx::jump_fcontext(static_cast<fctx::fcontext_t>(to.fctx), data);
+  fctx::transfer_t t = jump_context(to.fctx, data);
 #if PRESTO_ASAN
   __sanitizer_finish_switch_fiber(from.asan_fake_stack, nullptr, nullptr);
 #endif

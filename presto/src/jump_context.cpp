@@ -1,0 +1,77 @@
+// presto_jump_context: the one instruction sequence of every switch between two contexts on
+// x86-64 System V ELF (Linux, the BSDs); elsewhere switch_context uses Boost.Context's
+// jump_fcontext and this file is empty. See jump_context.hpp for the contract.
+//
+// Why not Boost's own jump_fcontext, whose contexts this one shares: jump_fcontext enters by a
+// call and leaves by `jmp *%r8`. The call pushes an entry on the processor's return-stack
+// predictor that no `ret` pops, so every `ret` after a switch (out of the switch's caller, and
+// out of its callers in turn) is predicted from the wrong entry and mispredicted: two or three
+// of them per yield, the largest part of a yield's time beyond its instructions. This one
+// leaves by `ret`, which pops the entry its own call pushed: the switch's return is predicted
+// right when the context resumed switched out at the same call site (two threads yielding to
+// each other), and the rets after it find the predictor's stack as their own calls left it.
+//
+// It also reloads the SSE control and status register and the x87 control word only where
+// they differ from the leaving context's (ldmxcsr and fldcw cost tens of cycles each, and the
+// threads of one program nearly always share them): the state each context finds is the same
+// as with jump_fcontext, which always reloads them.
+
+#include "jump_context.hpp"
+
+#if PRESTO_OWN_JUMP
+
+// The saved context, at the stack pointer the switch leaves in `fctx` (Boost.Context's layout
+// for x86-64 System V, which make_fcontext writes for a new context):
+//   0x00 MXCSR (4 bytes)   0x04 x87 control word (2 bytes)
+//   0x08 r12   0x10 r13   0x18 r14   0x20 r15   0x28 rbx   0x30 rbp
+//   0x38 the address to resume at (for a new context, Boost's trampoline)
+asm(R"(
+  .pushsection .text
+  .p2align 4
+  .globl presto_jump_context
+  .hidden presto_jump_context
+  .type presto_jump_context, @function
+presto_jump_context:
+  .cfi_startproc
+  leaq   -0x38(%rsp), %rsp
+  .cfi_adjust_cfa_offset 0x38
+  stmxcsr (%rsp)
+  fnstcw 0x4(%rsp)
+  movq   %r12, 0x8(%rsp)
+  movq   %r13, 0x10(%rsp)
+  movq   %r14, 0x18(%rsp)
+  movq   %r15, 0x20(%rsp)
+  movq   %rbx, 0x28(%rsp)
+  movq   %rbp, 0x30(%rsp)
+  movq   %rsp, %rax
+  movq   %rdi, %rsp
+  movl   (%rsp), %ecx
+  cmpl   (%rax), %ecx
+  jne    3f
+1:
+  movzwl 0x4(%rsp), %ecx
+  cmpw   0x4(%rax), %cx
+  jne    4f
+2:
+  movq   0x8(%rsp), %r12
+  movq   0x10(%rsp), %r13
+  movq   0x18(%rsp), %r14
+  movq   0x20(%rsp), %r15
+  movq   0x28(%rsp), %rbx
+  movq   0x30(%rsp), %rbp
+  leaq   0x38(%rsp), %rsp
+  movq   %rsi, %rdx
+  movq   %rax, %rdi
+  ret
+3:
+  ldmxcsr (%rsp)
+  jmp    1b
+4:
+  fldcw  0x4(%rsp)
+  jmp    2b
+  .cfi_endproc
+  .size presto_jump_context, .-presto_jump_context
+  .popsection
+)");
+
+#endif
