@@ -60,9 +60,12 @@ presto_jump_context:
   movq   0x28(%rsp), %rbx
   movq   0x30(%rsp), %rbp
   leaq   0x38(%rsp), %rsp
+  .cfi_remember_state
+  .cfi_adjust_cfa_offset -0x38
   movq   %rsi, %rdx
   movq   %rax, %rdi
   ret
+  .cfi_restore_state
 3:
   ldmxcsr (%rsp)
   jmp    1b
