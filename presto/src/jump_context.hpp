@@ -10,6 +10,8 @@
 
 #include <boost/context/detail/fcontext.hpp>
 
+// Not under Intel CET (-fcf-protection): its shadow stack would reject the `ret` into a
+// context other than the caller's.
 #if defined(__x86_64__) && defined(__ELF__) && !defined(__CET__)
 #define PRESTO_OWN_JUMP 1
 #else

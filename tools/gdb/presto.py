@@ -271,8 +271,9 @@ def _find_thread(argument):
 
 
 # A switch (PRESTO's presto_jump_context, or Boost.Context's jump_fcontext, which share the
-# x86-64 System V layout) leaves the saved stack pointer `fctx` pointing at: MXCSR/x87 control words, r12, r13, r14, r15, rbx, rbp, then the return address;
-# the switched-out code resumes there with rsp = fctx + 0x40.
+# x86-64 System V layout) leaves the saved stack pointer `fctx` pointing at: MXCSR/x87 control
+# words, r12, r13, r14, r15, rbx, rbp, then the return address; the switched-out code resumes
+# there with rsp = fctx + 0x40.
 _X86_64_SAVED = (("r12", 0x08), ("r13", 0x10), ("r14", 0x18), ("r15", 0x20), ("rbx", 0x28), ("rbp", 0x30))
 
 
