@@ -11,17 +11,33 @@
 
 #include "current.hpp"
 #include "dispatch.hpp"
+#include "predicted_return.hpp"
 #include "runtime_impl.hpp"
 
 namespace presto::this_thread {
 
-void yield() {
+}  // namespace presto::this_thread
+
+// this_thread::yield: a predicted-return entry (predicted_return.hpp) where there are such, so
+// that two threads yielding to each other from different loops return into them predicted.
+extern "C" [[gnu::visibility("hidden")]] void presto_this_thread_yield() {
+  using namespace presto;
   if (Processor* p = detail::current_processor(); p != nullptr && p->current_thread() != nullptr) [[likely]] {
     detail::Dispatch::yield_running(*p, *p->current_thread());
   } else {
     std::this_thread::yield();
   }
 }
+
+#if PRESTO_PREDICTED_RETURN
+PRESTO_PREDICTED_RETURN_ENTRY("_ZN6presto11this_thread5yieldEv", "presto_this_thread_yield");
+#endif
+
+namespace presto::this_thread {
+
+#if !PRESTO_PREDICTED_RETURN
+void yield() { presto_this_thread_yield(); }
+#endif
 
 void sleep_until(Clock::time_point deadline) {
   Thread& me = Thread::current();

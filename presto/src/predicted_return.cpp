@@ -1,0 +1,9 @@
+// The per-OS-thread word of the predicted-return entries (predicted_return.hpp).
+
+#include "predicted_return.hpp"
+
+#if PRESTO_PREDICTED_RETURN
+namespace presto::detail {
+__thread std::uintptr_t presto_return_site = 0;
+}  // namespace presto::detail
+#endif
