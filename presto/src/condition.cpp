@@ -1,6 +1,7 @@
 #include <presto/condition.hpp>
 
 #include "current.hpp"
+#include "predicted_return.hpp"
 
 namespace presto {
 
@@ -25,7 +26,14 @@ void Condition::owner_error(const Monitor::Entry* entry, const char* operation) 
                    monitor_.describe());
 }
 
-void Condition::wait(Monitor::Entry& entry) {
+#if PRESTO_PREDICTED_RETURN
+PRESTO_PREDICTED_RETURN_ENTRY("_ZN6presto9Condition4waitERNS_7Monitor5EntryE",
+                              "_ZN6presto9Condition9wait_bodyERNS_7Monitor5EntryE");
+#else
+void Condition::wait(Monitor::Entry& entry) { wait_body(entry); }
+#endif
+
+void Condition::wait_body(Monitor::Entry& entry) {
   Thread& me = detail::current_thread();  // read once, before the sleep
   check_owner(me, &entry, "wait");
   spin_lock();

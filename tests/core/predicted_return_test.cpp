@@ -1,9 +1,10 @@
-// this_thread::yield is, on x86-64 System V, an assembly entry that may return to its caller by
-// a jump rather than a `ret` (presto/src/predicted_return.hpp): these tests hold it to a
-// function's contract wherever it returns to. Threads yield to each other from different call
-// sites (each return goes to another site than the last switch's), keeping values live across
-// the yields in callee-saved registers and in 16-byte-aligned locals, and an exception thrown
-// under a yield reaches the yield's caller through the entry.
+// this_thread::yield and Condition::wait are, on x86-64 System V, assembly entries that may
+// return to their callers by a jump rather than a `ret` (presto/src/predicted_return.hpp): these
+// tests hold them to a function's contract wherever they return to. Threads switch to each
+// other from different call sites (each return goes to another site than the last switch's),
+// keeping values live across the switches in callee-saved registers and in 16-byte-aligned
+// locals, and an exception thrown under a yield reaches the yield's caller through the entry
+// (misuse_test checks the same of Condition::wait's errors).
 
 #include <array>
 #include <cstdint>
@@ -22,18 +23,16 @@ namespace {
   return (h ^ v) * 0x9E3779B97F4A7C15ull;
 }
 
-// Three call sites of yield (Site 0, 1, 2), each with values live across it: with Yield, what
-// they compute must be what they compute without.
-template <int Site, bool Yield>
-[[gnu::noinline]] std::uint64_t compute(int rounds, test::Record& record) {
+// Three call sites (Site 0, 1, 2) of a switch, each with values live across it: what they
+// compute must be what they compute with no switch at all.
+template <int Site, class Switch>
+[[gnu::noinline]] std::uint64_t compute(int rounds, test::Record& record, Switch&& switch_threads) {
   std::uint64_t a = Site + 1, b = Site * 7 + 3, c = 0xC0FFEE + Site, h = 0;
   alignas(16) std::array<double, 2> aligned{1.0 * Site, 2.0};
   for (int r = 0; r < rounds; ++r) {
-    if constexpr (Yield) {
-      this_thread::yield();
-      record.expect(reinterpret_cast<std::uintptr_t>(aligned.data()) % 16 == 0,
-                    "site " + std::to_string(Site) + ": a 16-byte-aligned local is misaligned after a yield");
-    }
+    switch_threads();
+    record.expect(reinterpret_cast<std::uintptr_t>(aligned.data()) % 16 == 0,
+                  "site " + std::to_string(Site) + ": a 16-byte-aligned local is misaligned after a switch");
     a += b;
     b ^= c;
     c = c * 3 + static_cast<std::uint64_t>(r);
@@ -41,6 +40,12 @@ template <int Site, bool Yield>
     aligned[0] += aligned[1];
   }
   return mix(h, static_cast<std::uint64_t>(aligned[0]));
+}
+
+template <int Site>
+std::uint64_t expected(int rounds) {
+  test::Record unused;
+  return compute<Site>(rounds, unused, [] {});
 }
 
 // A thread whose yield throws every third time, after yielding.
@@ -80,16 +85,42 @@ TEST_CASE("threads yielding from different call sites each return to their own, 
   test::Record record;
   std::array<std::uint64_t, 3> got{};
   test::run(cfg, [&] {
-    auto one = fork([&] { return compute<1, true>(rounds, record); });
-    auto two = fork([&] { return compute<2, true>(rounds, record); });
-    got[0] = compute<0, true>(rounds, record);
+    auto one = fork([&] { return compute<1>(rounds, record, [] { this_thread::yield(); }); });
+    auto two = fork([&] { return compute<2>(rounds, record, [] { this_thread::yield(); }); });
+    got[0] = compute<0>(rounds, record, [] { this_thread::yield(); });
     got[1] = one.join();
     got[2] = two.join();
   });
   PRESTO_CHECK_RECORD(record);
-  CHECK(got[0] == compute<0, false>(rounds, record));
-  CHECK(got[1] == compute<1, false>(rounds, record));
-  CHECK(got[2] == compute<2, false>(rounds, record));
+  CHECK(got[0] == expected<0>(rounds));
+  CHECK(got[1] == expected<1>(rounds));
+  CHECK(got[2] == expected<2>(rounds));
+}
+
+TEST_CASE("threads handing a monitor's condition to each other from different call sites keep their registers",
+          "[core][yield]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  const int rounds = static_cast<int>(presto::test::scaled(2000));
+  test::Record record;
+  std::array<std::uint64_t, 2> got{};
+  test::run(cfg, [&] {
+    Monitor m{"turns"};
+    Condition turn_changed{m, "turn changed"};
+    int turn = 0;  // whose turn: thread `turn % 2`
+    auto take_turn = [&](int self) {
+      Monitor::Entry e{m};
+      turn_changed.wait(e, [&] { return turn % 2 == self; });
+      ++turn;
+      turn_changed.signal();
+    };
+    auto other = fork([&] { return compute<1>(rounds, record, [&] { take_turn(1); }); });
+    got[0] = compute<0>(rounds, record, [&] { take_turn(0); });
+    got[1] = other.join();
+  });
+  PRESTO_CHECK_RECORD(record);
+  CHECK(got[0] == expected<0>(rounds));
+  CHECK(got[1] == expected<1>(rounds));
 }
 
 TEST_CASE("two threads yielding from two loops on one processor alternate", "[core][yield]") {
