@@ -33,7 +33,8 @@ PRESTO_PREDICTED_RETURN_ENTRY("_ZN6presto9Condition4waitERNS_7Monitor5EntryE",
 void Condition::wait(Monitor::Entry& entry) { wait_body(entry); }
 #endif
 
-void Condition::wait_body(Monitor::Entry& entry) {
+// Used: the entry calls it from assembly, which link-time optimization does not see.
+[[gnu::used]] void Condition::wait_body(Monitor::Entry& entry) {
   Thread& me = detail::current_thread();  // read once, before the sleep
   check_owner(me, &entry, "wait");
   spin_lock();

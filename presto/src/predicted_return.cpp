@@ -4,6 +4,7 @@
 
 #if PRESTO_PREDICTED_RETURN
 namespace presto::detail {
-__thread std::uintptr_t presto_return_site = 0;
+// Used: only the entries' assembly reads it, which link-time optimization does not see.
+[[gnu::used]] __thread std::uintptr_t presto_return_site = 0;
 }  // namespace presto::detail
 #endif

@@ -47,44 +47,45 @@ extern "C" __thread __attribute__((tls_model("initial-exec"), visibility("hidden
 
 // Defines the global function `symbol` (its mangled name, a string literal) as a
 // predicted-return entry into `impl` (a hidden extern "C" function with the same signature).
-// Scratch registers: r10, r11, rcx (neither arguments nor results of `impl` once it returns).
-#define PRESTO_PREDICTED_RETURN_ENTRY(symbol, impl)                            \
-  asm(".pushsection .text\n"                                                   \
-      ".p2align 4\n"                                                           \
-      ".globl " symbol "\n"                                                    \
-      ".type " symbol ", @function\n" symbol ":\n"                             \
-      ".cfi_startproc\n"                                                       \
-      "movq presto_return_site@gottpoff(%rip), %r11\n"                         \
-      "movq (%rsp), %r10\n"                                                    \
-      "movq %r10, %fs:(%r11)\n"                                                \
-      "subq $8, %rsp\n"                                                        \
-      ".cfi_adjust_cfa_offset 8\n"                                             \
-      "call " impl "\n"                                                        \
-      "addq $8, %rsp\n"                                                        \
-      ".cfi_adjust_cfa_offset -8\n"                                            \
-      "movq presto_return_site@gottpoff(%rip), %r11\n"                         \
-      "movq %fs:(%r11), %rcx\n"                                                \
-      "movq $0, %fs:(%r11)\n"                                                  \
-      "testq %rcx, %rcx\n"                                                     \
-      "je 1f\n"                                                                \
-      "movq (%rsp), %r10\n"                                                    \
-      "xorq %r10, %rcx\n"                                                      \
-      "je 1f\n"                                                                \
-      "bsfq %rcx, %rcx\n"                                                      \
-      "btq %rcx, %r10\n"                                                       \
-      "leaq 8(%rsp), %rsp\n" /* keeps the flags of btq */                      \
-      ".cfi_remember_state\n"                                                  \
-      ".cfi_adjust_cfa_offset -8\n"                                            \
-      ".cfi_register %rip, %r10\n"                                             \
-      "jc 2f\n"                                                                \
-      "jmpq *%r10\n"                                                           \
-      "2:\n"                                                                   \
-      "jmpq *%r10\n"                                                           \
-      ".cfi_restore_state\n"                                                   \
-      "1:\n"                                                                   \
-      "ret\n"                                                                  \
-      ".cfi_endproc\n"                                                         \
-      ".size " symbol ", .-" symbol "\n"                                       \
+// Scratch registers: r10, r11, rcx (neither arguments nor results of `impl`).
+#define PRESTO_PREDICTED_RETURN_ENTRY(symbol, impl)                                           \
+  asm(".pushsection .text\n"                                                                  \
+      ".p2align 4\n"                                                                          \
+      ".globl " symbol "\n"                                                                   \
+      ".type " symbol ", @function\n" symbol ":\n"                                            \
+      ".cfi_startproc\n"                                                                      \
+      "movq presto_return_site@gottpoff(%rip), %r11\n"                                        \
+      "movq (%rsp), %r10\n"                                                                   \
+      "movq %r10, %fs:(%r11)\n"                                                               \
+      "pushq %r10\n" /* aligns the stack for the call, and keeps our site across it */        \
+      ".cfi_adjust_cfa_offset 8\n"                                                            \
+      "call " impl "\n"                                                                       \
+      "popq %r10\n"                                                                           \
+      ".cfi_adjust_cfa_offset -8\n"                                                           \
+      "movq presto_return_site@gottpoff(%rip), %r11\n"                                        \
+      "movq %fs:(%r11), %rcx\n"                                                               \
+      "movq $0, %fs:(%r11)\n"                                                                 \
+      "xorq %r10, %rcx\n"                                                                     \
+      "jne 1f\n"                                                                              \
+      "ret\n" /* our own site: no switch, or one from the same site */                        \
+      "1:\n"                                                                                  \
+      "cmpq %r10, %rcx\n" /* nothing recorded (0 ^ our site) */                               \
+      "je 3f\n"                                                                               \
+      "bsfq %rcx, %rcx\n"                                                                     \
+      "btq %rcx, %r10\n"                                                                      \
+      "leaq 8(%rsp), %rsp\n" /* keeps the flags of btq */                                     \
+      ".cfi_remember_state\n"                                                                 \
+      ".cfi_adjust_cfa_offset -8\n"                                                           \
+      ".cfi_register %rip, %r10\n"                                                            \
+      "jc 2f\n"                                                                               \
+      "jmpq *%r10\n"                                                                          \
+      "2:\n"                                                                                  \
+      "jmpq *%r10\n"                                                                          \
+      ".cfi_restore_state\n"                                                                  \
+      "3:\n"                                                                                  \
+      "ret\n"                                                                                 \
+      ".cfi_endproc\n"                                                                        \
+      ".size " symbol ", .-" symbol "\n"                                                      \
       ".popsection\n")
 
 #endif

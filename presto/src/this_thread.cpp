@@ -20,7 +20,8 @@ namespace presto::this_thread {
 
 // this_thread::yield: a predicted-return entry (predicted_return.hpp) where there are such, so
 // that two threads yielding to each other from different loops return into them predicted.
-extern "C" [[gnu::visibility("hidden")]] void presto_this_thread_yield() {
+// Used: the entry calls it from assembly, which link-time optimization does not see.
+extern "C" [[gnu::visibility("hidden"), gnu::used]] void presto_this_thread_yield() {
   using namespace presto;
   if (Processor* p = detail::current_processor(); p != nullptr && p->current_thread() != nullptr) [[likely]] {
     detail::Dispatch::yield_running(*p, *p->current_thread());
