@@ -24,9 +24,11 @@
 //     history-based predictor learns. The return-stack predictor keeps one entry too many,
 //     which only matters to returns below the entry's caller, which were mispredicted anyway
 //     (the stack held the other thread's returns).
-// Measured (hot_path yield, two threads yielding from two loops, 1 processor): 20.4 -> 13.6 ns
-// a yield. A single `jmp *reg` is not enough: the indirect predictor does not tell the two
-// directions apart (22.1 ns, worse than `ret`).
+// Measured (hot_path, 1 processor, least of 5, alternated with the build before): a yield
+// between two loops 20.2 -> 14.1 ns, a condition hand-off 30.6 -> 24.6 ns; where the return
+// was already predicted (one loop), the entry costs 1.4 ns (12.8 -> 14.2). A single
+// `jmp *reg` is not enough: the indirect predictor does not tell the two directions apart
+// (22.1 ns, worse than `ret`).
 //
 // The word is only a hint: both ways return to the same address, so nothing depends on it
 // being right. Only where the own jump is used (x86-64 System V ELF, without CET: a shadow
@@ -46,7 +48,8 @@ extern "C" __thread __attribute__((tls_model("initial-exec"), visibility("hidden
 }  // namespace presto::detail
 
 // Defines the global function `symbol` (its mangled name, a string literal) as a
-// predicted-return entry into `impl` (a hidden extern "C" function with the same signature).
+// predicted-return entry into `impl` (the mangled or extern "C" name of a hidden function that
+// takes the same arguments, `this` included, and returns the same result).
 // Scratch registers: r10, r11, rcx (neither arguments nor results of `impl`).
 #define PRESTO_PREDICTED_RETURN_ENTRY(symbol, impl)                                           \
   asm(".pushsection .text\n"                                                                  \

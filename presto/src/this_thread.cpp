@@ -14,10 +14,6 @@
 #include "predicted_return.hpp"
 #include "runtime_impl.hpp"
 
-namespace presto::this_thread {
-
-}  // namespace presto::this_thread
-
 // this_thread::yield: a predicted-return entry (predicted_return.hpp) where there are such, so
 // that two threads yielding to each other from different loops return into them predicted.
 // Used: the entry calls it from assembly, which link-time optimization does not see.
