@@ -11,6 +11,8 @@
 // leaves by `ret`, which pops the entry its own call pushed: the switch's return is predicted
 // right when the context resumed switched out at the same call site (two threads yielding to
 // each other), and the rets after it find the predictor's stack as their own calls left it.
+// (Where it switched out at another call site, predicted_return.hpp's entries cover the return
+// into it.)
 //
 // It also reloads the SSE control and status register and the x87 control word only where
 // they differ from the leaving context's (ldmxcsr and fldcw cost tens of cycles each, and the
