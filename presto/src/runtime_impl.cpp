@@ -149,6 +149,7 @@ void RuntimeImpl::install() {
 }
 
 RuntimeImpl::~RuntimeImpl() {
+  os_threads.clear();  // idle: no run is in progress
   abandon_survivors();
   std::vector<Thread*> kept;
   retained.for_each([&](Thread& t) { kept.push_back(&t); });
@@ -585,15 +586,14 @@ void RuntimeImpl::release_caches(Processor& p) noexcept {
 }
 
 void RuntimeImpl::start_processor(std::size_t i) {
-  if (os_threads[i].joinable()) os_threads[i].join();  // retired: its loop has ended
+  if (!os_threads[i]) {
+    os_threads[i] = std::make_unique<HostThread>(name + "-" + std::to_string(i), [this, i] { processor_main(processors[i]); });
+  }
+  os_threads[i]->wait_idle();  // retired: its loop has ended
   processors[i].phase_.store(Processor::Phase::active, std::memory_order_release);
   live.fetch_add(1, std::memory_order_seq_cst);
   try {
-    os_threads[i] = std::thread([this, i] {
-      std::string thread_name = (name + "-" + std::to_string(i)).substr(0, 15);
-      pthread_setname_np(pthread_self(), thread_name.c_str());
-      processor_main(processors[i]);
-    });
+    os_threads[i]->start();
   } catch (...) {
     processors[i].phase_.store(Processor::Phase::retired, std::memory_order_release);
     live.fetch_sub(1, std::memory_order_seq_cst);
@@ -692,7 +692,7 @@ void RuntimeImpl::run_until_halt(Thread& main) {
     std::lock_guard lock(os_threads_mutex);  // set_processors starts no more threads
     processors_started = false;
     for (auto& t : os_threads) {
-      if (t.joinable()) t.join();
+      if (t) t->wait_idle();
     }
   }
   timers.stop();

@@ -23,6 +23,7 @@
 #include <presto/thread.hpp>
 
 #include "debug_anchor.hpp"
+#include "host_thread.hpp"
 #include "quantum_timer.hpp"
 #include "registry.hpp"
 #include "stack_allocator.hpp"
@@ -162,13 +163,14 @@ class RuntimeImpl {
   std::atomic<std::uint32_t> generation{1};
   std::unique_ptr<Processor> processor_prototype;
   ProcessorSet processors;
-  // The OS threads of processors 1, 2, ... of this run (slot 0 unused: run()'s caller), joined
-  // when the run ends or their slot is started again. Guarded by os_threads_mutex (taken after
+  // The OS threads of processors 1, 2, ... (slot 0 unused: run()'s caller), made when their
+  // slot is first started and kept, parked, between runs (host_thread.hpp). A run ends once each
+  // has returned from its processor loop. Guarded by os_threads_mutex (taken after
   // replace_mutex), not replace_mutex itself: a thread replacing a component must not wait
-  // while run() starts processors.
+  // while run() starts processors. The destructor ends them before anything else.
   std::mutex os_threads_mutex;
-  std::vector<std::thread> os_threads;
-  bool processors_started = false;  // os_threads run; guarded by os_threads_mutex
+  std::vector<std::unique_ptr<HostThread>> os_threads;
+  bool processors_started = false;  // os_threads run processor loops; guarded by os_threads_mutex
   // Processors in this run's processor loop: idle ones are compared with it to halt.
   std::atomic<std::size_t> live{0};
   std::mutex replace_mutex;

@@ -1,10 +1,14 @@
 // Runtime::set_processors: the set of processors grows and shrinks while threads run, no
 // thread is lost, the pool follows (per-processor pools re-attach), and a thread running on a
-// removed processor moves off at its next dispatch.
+// removed processor moves off at its next dispatch; the processors' OS threads are kept from run
+// to run and end with the runtime.
 
 #include <atomic>
+#include <string>
 #include <thread>
 #include <vector>
+
+#include <unistd.h>
 
 #include "test_support.hpp"
 
@@ -123,4 +127,54 @@ TEST_CASE("set_processors(0) and beyond the limit are UsageErrors naming the run
   CHECK_THROWS_AS(rt.set_processors(0), UsageError);
   CHECK_THROWS_WITH(rt.set_processors(1'000'000), Catch::Contains("'sized'"));
   CHECK(rt.processors() == 1);
+}
+
+namespace {
+
+// The OS thread that runs a thread pinned to processor `k` of the running runtime.
+pid_t os_thread_of(std::size_t k) {
+  ThreadAttributes a{.name = "on " + std::to_string(k)};
+  a.affinity = k;
+  return fork(std::move(a), [] { return static_cast<pid_t>(::gettid()); }).join();
+}
+
+// Whether OS thread `tid` of this process is gone, rechecked a bounded number of times: a
+// joined thread's /proc entry may outlive the join for a moment.
+bool os_thread_gone(pid_t tid) {
+  const std::string path = "/proc/self/task/" + std::to_string(tid);
+  for (int i = 0; i < 100'000; ++i) {
+    if (::access(path.c_str(), F_OK) != 0) return true;
+    std::this_thread::yield();
+  }
+  return false;
+}
+
+}  // namespace
+
+TEST_CASE("a runtime keeps its processors' OS threads from run to run and ends them with itself", "[processors]") {
+  pid_t first = 0;
+  {
+    Runtime rt{test::runtime_config({3, test::PoolKind::local_queue})};
+    const pid_t caller = static_cast<pid_t>(::gettid());
+    first = rt.run([] { return os_thread_of(1); });
+    CHECK(first != caller);
+    const pid_t second = rt.run([] { return os_thread_of(2); });
+    CHECK(second != first);
+    CHECK(rt.run([] { return os_thread_of(1); }) == first);  // woken, not made anew
+    // A slot retired by set_processors and started again is hosted by the same OS thread.
+    CHECK(rt.run([&] {
+      rt.set_processors(1);
+      rt.set_processors(3);
+      return os_thread_of(1);
+    }) == first);
+    // So is one started before a run, and a run made from another OS thread.
+    rt.set_processors(2);
+    pid_t from_other = 0;
+    std::thread other([&] { from_other = rt.run([] { return os_thread_of(1); }); });
+    other.join();
+    CHECK(from_other == first);
+    CHECK(::access(("/proc/self/task/" + std::to_string(first)).c_str(), F_OK) == 0);
+    test::check_no_leaks(rt);
+  }
+  CHECK(os_thread_gone(first));
 }
