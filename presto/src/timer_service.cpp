@@ -8,15 +8,14 @@ namespace presto::detail {
 
 void TimerService::start() {
   stop_.store(false, std::memory_order_relaxed);
-  thread_ = std::thread([this] { loop(); });
+  thread_.start();
 }
 
 void TimerService::stop() noexcept {
-  if (!thread_.joinable()) return;
   stop_.store(true, std::memory_order_release);
   wake_.fetch_add(1, std::memory_order_release);
   futex_wake_all(wake_);
-  thread_.join();
+  thread_.wait_idle();
 }
 
 void TimerService::place(std::size_t i, Thread* t) noexcept {

@@ -1,7 +1,7 @@
 #pragma once
 // TimerService: the deadlines of sleeping threads (sleep_for, timed waits), kept in a binary
-// heap and served by one OS thread per running runtime, which sleeps on a futex until the
-// earliest deadline and then wakes the thread. Processors never poll for timers, so an idle
+// heap and served by one OS thread per runtime (made at its first run, kept between runs: a
+// HostThread), which sleeps on a futex until the earliest deadline and then wakes the thread. Processors never poll for timers, so an idle
 // runtime uses no CPU even while timers are pending.
 //
 // Invariant: a thread has a timer entry exactly while it waits, with a deadline, in the queue
@@ -14,11 +14,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
-#include <thread>
 #include <vector>
 
 #include <presto/detail/raw_spinlock.hpp>
 #include <presto/synchro_object.hpp>
+
+#include "host_thread.hpp"
 
 namespace presto {
 class Thread;
@@ -36,7 +37,10 @@ class TimerService {
   TimerService& operator=(const TimerService&) = delete;
   ~TimerService() { stop(); }
 
+  // Serves the timers until stop(), on the timer thread (made by the first start()). start()
+  // may throw std::system_error if that thread cannot be made.
   void start();
+  // Returns once the timer thread has stopped serving (at once if it does not serve).
   void stop() noexcept;
   // Called with the spinlock of the object `t` waits on held.
   void add(Thread& t, Clock::time_point deadline);
@@ -57,7 +61,7 @@ class TimerService {
   std::atomic<std::uint32_t> wake_{0};
   std::atomic<std::size_t> pending_{0};
   std::atomic<bool> stop_{false};
-  std::thread thread_;
+  HostThread thread_{"presto-timers", [this] { loop(); }};  // last: it ends first
 };
 
 }  // namespace presto::detail
