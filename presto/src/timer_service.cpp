@@ -1,5 +1,7 @@
 #include "timer_service.hpp"
 
+#include <utility>
+
 #include <presto/thread.hpp>
 
 #include "futex.hpp"
@@ -7,15 +9,27 @@
 namespace presto::detail {
 
 void TimerService::start() {
+  if (serving_) return;  // still in its loop: the last run armed no timer
   stop_.store(false, std::memory_order_relaxed);
   thread_.start();
+  serving_ = true;
 }
 
 void TimerService::stop() noexcept {
+  lock_.lock();
+  const bool armed = std::exchange(armed_, false);
+  lock_.unlock();
+  // Unarmed, the loop sleeps on an empty heap, and nothing can add to it before the next run.
+  if (armed) end_loop();
+}
+
+void TimerService::end_loop() noexcept {
+  if (!serving_) return;
   stop_.store(true, std::memory_order_release);
   wake_.fetch_add(1, std::memory_order_release);
   futex_wake_all(wake_);
   thread_.wait_idle();
+  serving_ = false;
 }
 
 void TimerService::place(std::size_t i, Thread* t) noexcept {
@@ -69,6 +83,7 @@ void TimerService::add(Thread& t, Clock::time_point deadline) {
     throw;
   }
   pending_.fetch_add(1, std::memory_order_seq_cst);
+  armed_ = true;
   t.deadline_ = deadline;
   sift_up(heap_.size() - 1);
   const bool earliest = heap_.front() == &t;

@@ -1,7 +1,10 @@
 #pragma once
 // TimerService: the deadlines of sleeping threads (sleep_for, timed waits), kept in a binary
-// heap and served by one OS thread per runtime (made at its first run, kept between runs: a
-// HostThread), which sleeps on a futex until the earliest deadline and then wakes the thread. Processors never poll for timers, so an idle
+// heap and served by one OS thread per runtime (a HostThread, made at the first run and kept),
+// which sleeps on a futex until the earliest deadline and then wakes the thread. A run that
+// arms no timer leaves that thread asleep in its loop and costs it nothing: only a run that
+// armed one makes the thread leave its loop at the end, so that it touches nothing of the run
+// once the run has ended. Processors never poll for timers, so an idle
 // runtime uses no CPU even while timers are pending.
 //
 // Invariant: a thread has a timer entry exactly while it waits, with a deadline, in the queue
@@ -35,12 +38,13 @@ class TimerService {
   }
   TimerService(const TimerService&) = delete;
   TimerService& operator=(const TimerService&) = delete;
-  ~TimerService() { stop(); }
+  ~TimerService() { end_loop(); }
 
-  // Serves the timers until stop(), on the timer thread (made by the first start()). start()
-  // may throw std::system_error if that thread cannot be made.
+  // A run begins: serve its timers, on the timer thread (made by the first start(); throws
+  // std::system_error if it cannot be). Called by the run's caller, as stop() is.
   void start();
-  // Returns once the timer thread has stopped serving (at once if it does not serve).
+  // A run has ended (its processors have stopped): returns once the timer thread can no longer
+  // touch a thread of the run. Every timer the run armed has fired or been cancelled.
   void stop() noexcept;
   // Called with the spinlock of the object `t` waits on held.
   void add(Thread& t, Clock::time_point deadline);
@@ -50,6 +54,7 @@ class TimerService {
 
  private:
   void loop() noexcept;
+  void end_loop() noexcept;  // the loop returns and the thread waits for the next start()
   void sift_up(std::size_t i) noexcept;
   void sift_down(std::size_t i) noexcept;
   void erase(Thread& t) noexcept;
@@ -61,6 +66,8 @@ class TimerService {
   std::atomic<std::uint32_t> wake_{0};
   std::atomic<std::size_t> pending_{0};
   std::atomic<bool> stop_{false};
+  bool armed_ = false;    // a timer was added since the last stop(); guarded by lock_
+  bool serving_ = false;  // the thread runs loop(); only start(), stop() and the destructor use it
   HostThread thread_{"presto-timers", [this] { loop(); }};  // last: it ends first
 };
 

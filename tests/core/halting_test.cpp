@@ -1,6 +1,7 @@
 // Halting: run() returns when no thread is ready or running and no wake-up can come. Blocked
 // survivors are a Deadlock listing each thread and what it waits on; an exception nobody can
-// join ends the run; timers and KeepAlives keep the system up; an idle runtime uses no CPU,
+// join ends the run; timers and KeepAlives keep the system up, and one runtime's timers serve
+// run after run; an idle runtime uses no CPU,
 // and its stats count the parks and wake-ups;
 // Scheduler::halt() can be overridden to revive the system (as PSIM does); an IdlePoller's last
 // waiter leaving never strands the halt check.
@@ -176,6 +177,39 @@ TEST_CASE("pending timers keep the system up; the last one lets it halt", "[core
   CHECK(done == 0);
   CHECK(woke == 8);
   CHECK(Clock::now() - start >= 15ms);  // the longest sleeper was waited for
+}
+
+TEST_CASE("one runtime serves timers run after run, also after runs that armed none or ended with one armed", "[core][halting]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  Runtime rt{presto::test::runtime_config(cfg)};
+  for (int round = 0; round < 3; ++round) {
+    INFO("round " << round);
+    CHECK(rt.run([] { return 1; }) == 1);  // arms no timer: the timer thread is left asleep
+    const auto start = Clock::now();
+    CHECK(rt.run([] {
+      sleep_for(2ms);
+      return 2;
+    }) == 2);
+    CHECK(Clock::now() - start >= 2ms);
+    CHECK(rt.run([] {
+      Semaphore never{0, "never"}, soon{0, "soon"};
+      auto releaser = fork([&] { soon.release(); });
+      const bool timed_out = !never.try_acquire_for(1ms);
+      const bool acquired = soon.try_acquire_for(1h);  // cancels its timer
+      releaser.join();
+      return timed_out && acquired ? 3 : 0;
+    }) == 3);
+    // Ended by an exception while a thread sleeps: the sleeper is abandoned, its timer cancelled.
+    CHECK_THROWS_WITH(rt.run([]() -> int {
+                        fork([] { sleep_for(1h); }).detach();
+                        this_thread::yield();
+                        throw std::logic_error("main failed");
+                      }),
+                      "main failed");
+    CHECK(rt.stats().pending_timers == 0);
+  }
+  presto::test::check_no_leaks(rt);
 }
 
 TEST_CASE("a KeepAlive lets an OS thread wake presto threads later", "[core][halting]") {
