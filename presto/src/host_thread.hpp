@@ -1,13 +1,16 @@
 #pragma once
-// HostThread: the OS thread that hosts one of a runtime's processor slots 1, 2, ... (slot 0 is
-// run()'s caller). It is made when its slot is first started and then kept: parked on a futex
-// between runs, and while set_processors has its slot retired, until the runtime is destroyed.
-// So each run wakes OS threads the kernel has already placed on cores. A new OS thread may wait
-// milliseconds for its first time slice, while run()'s caller runs the whole workload alone
-// (docs/design/runtime.md §1).
+// HostThread: an OS thread that a runtime keeps for its whole life and runs one loop on, again
+// and again: each processor slot 1, 2, ... has one (slot 0 is run()'s caller), and so has the
+// timer service. It is made by its first start(), parked on a futex whenever its loop has
+// returned (between runs; while set_processors has its slot retired), and ended by its
+// destructor. So each run wakes OS threads the kernel has already placed on cores: a new OS
+// thread may wait milliseconds for its first time slice, while run()'s caller runs the whole
+// workload alone (docs/design/runtime.md §1).
 //
-// Contract: start() and wait_idle() are called by one thread at a time (the runtime holds
-// os_threads_mutex); start() only while idle.
+// Contract: the owner calls start(), wait_idle() and the destructor one at a time (the runtime
+// holds os_threads_mutex, or is the run's caller); start() only while idle. The loop must not
+// throw. A child process made by fork(2) has none of its parent's OS threads: a runtime made
+// before the fork must not be run in the child.
 
 #include <atomic>
 #include <cstdint>

@@ -12,6 +12,11 @@
 // threads still alive at that point are abandoned (their stacks are discarded without
 // unwinding, as a process exit would). The first thread's own exception also ends the run.
 //
+// A runtime keeps the OS threads of its processors 1, 2, ... and of its timers from its first
+// run to its destruction, parked between runs (an idle runtime uses no CPU): each run wakes
+// them instead of creating them. A child process made by fork(2) has none of them, so a
+// runtime made before a fork must not be run in the child; make a new one there.
+//
 // Environment (overrides RuntimeConfig): PRESTO_PROCESSORS=n (0: one per hardware thread),
 // PRESTO_SEED=n, PRESTO_QUANTUM_US=n, PRESTO_LOG_LEVEL (or PRESTO_LOG)=trace|debug|info|warn|
 // error|critical|off (debug shows every dispatch decision), PRESTO_ALLOCATION=fixed|asat|load|
