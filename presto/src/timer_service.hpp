@@ -44,7 +44,8 @@ class TimerService {
   // std::system_error if it cannot be). Called by the run's caller, as stop() is.
   void start();
   // A run has ended (its processors have stopped): returns once the timer thread can no longer
-  // touch a thread of the run. Every timer the run armed has fired or been cancelled.
+  // touch a thread of the run, so that its survivors can be abandoned (their timers cancelled)
+  // before the next start().
   void stop() noexcept;
   // Called with the spinlock of the object `t` waits on held.
   void add(Thread& t, Clock::time_point deadline);
