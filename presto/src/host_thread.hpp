@@ -35,6 +35,8 @@ class HostThread {
   // Returns once the loop last started has returned (at once if none runs). Everything the loop
   // did happens before the return.
   void wait_idle() noexcept;
+  // Whether no loop runs: never started, or its loop has returned (as wait_idle() waits for).
+  bool idle() const noexcept { return state_.load(std::memory_order_acquire) == kIdle; }
 
  private:
   enum State : std::uint32_t { kIdle, kStarted, kExiting };

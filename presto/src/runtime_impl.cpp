@@ -3,10 +3,7 @@
 #include <cstdlib>
 #include <random>
 #include <sstream>
-#include <thread>
 #include <typeinfo>
-
-#include <pthread.h>
 
 #include <spdlog/sinks/stdout_color_sinks.h>
 #include <spdlog/spdlog.h>

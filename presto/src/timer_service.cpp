@@ -9,10 +9,9 @@
 namespace presto::detail {
 
 void TimerService::start() {
-  if (serving_) return;  // still in its loop: the last run armed no timer
+  if (!thread_.idle()) return;  // still in its loop: the last run armed no timer
   stop_.store(false, std::memory_order_relaxed);
   thread_.start();
-  serving_ = true;
 }
 
 void TimerService::stop() noexcept {
@@ -24,12 +23,11 @@ void TimerService::stop() noexcept {
 }
 
 void TimerService::end_loop() noexcept {
-  if (!serving_) return;
+  if (thread_.idle()) return;
   stop_.store(true, std::memory_order_release);
   wake_.fetch_add(1, std::memory_order_release);
   futex_wake_all(wake_);
   thread_.wait_idle();
-  serving_ = false;
 }
 
 void TimerService::place(std::size_t i, Thread* t) noexcept {

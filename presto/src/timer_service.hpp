@@ -68,7 +68,6 @@ class TimerService {
   std::atomic<std::size_t> pending_{0};
   std::atomic<bool> stop_{false};
   bool armed_ = false;    // a timer was added since the last stop(); guarded by lock_
-  bool serving_ = false;  // the thread runs loop(); only start(), stop() and the destructor use it
   HostThread thread_{"presto-timers", [this] { loop(); }};  // last: it ends first
 };
 
