@@ -11,6 +11,7 @@
 #include <presto/detail/preempt_count.hpp>
 
 #include "context_switch.hpp"
+#include "current.hpp"
 #include "owned_queue_owner.hpp"
 #include "quantum_timer.hpp"
 #include "runtime_impl.hpp"
@@ -550,7 +551,7 @@ void Dispatch::make_ready(Thread& t) {
   RuntimeImpl& r = RuntimeImpl::of(*t.runtime_);
   if (r.halting.load(std::memory_order_relaxed)) [[unlikely]] r.revived.store(true, std::memory_order_release);
   const std::optional<std::size_t> pinned = t.affinity();  // read before t can run and finish
-  Processor* p = Processor::current();
+  Processor* p = current_processor();  // read once, before anything that may switch
   if (p != nullptr && &p->runtime() == t.runtime_) [[likely]] {
     enter(*p);
     try {

@@ -239,8 +239,6 @@ std::unique_ptr<Thread> RuntimeImpl::set_thread_prototype(std::unique_ptr<Thread
 // --- threads ---------------------------------------------------------------------------
 
 Thread& RuntimeImpl::make_thread(ThreadAttributes* given) {
-  ThreadAttributes defaults;
-  ThreadAttributes& attributes = given != nullptr ? *given : defaults;
   Processor* p = detail::current_processor();
   if (p != nullptr && &p->runtime() != &rt) p = nullptr;
   Thread* t = nullptr;
@@ -248,7 +246,7 @@ Thread& RuntimeImpl::make_thread(ThreadAttributes* given) {
   std::uint32_t gen = 0;
   auto clone = [&] {
     gen = generation.load(std::memory_order_acquire);
-    made = prototype.load(std::memory_order_acquire)->newthread(std::move(attributes));
+    made = prototype.load(std::memory_order_acquire)->newthread(given != nullptr ? std::move(*given) : ThreadAttributes{});
   };
   if (p != nullptr) {
     Dispatch::enter(*p);
@@ -275,12 +273,13 @@ Thread& RuntimeImpl::make_thread(ThreadAttributes* given) {
     if (given == nullptr && t->plain_) {
       t->reinitialize_default();  // what Thread::reinitialize({}) does, without building the attributes
     } else {
-      t->reinitialize(std::move(attributes));
+      t->reinitialize(given != nullptr ? std::move(*given) : ThreadAttributes{});
     }
   } else {
     if (!made) throw UsageError("the thread prototype's newthread() returned null");
     t = made.release();
     t->generation_ = gen;
+    t->plain_ = typeid(*t) == typeid(Thread);  // a recycled block keeps its class, and so this
     threads_created.fetch_add(1, std::memory_order_relaxed);
   }
   t->forked_ = true;
@@ -291,7 +290,7 @@ Thread& RuntimeImpl::make_thread(ThreadAttributes* given) {
 void RuntimeImpl::launch(Thread& t) {
   t.check_affinity(rt, t.affinity_.load(std::memory_order_relaxed));
   t.runtime_ = &rt;
-  t.plain_ = typeid(t) == typeid(Thread);
+  if (!t.forked_) t.plain_ = typeid(t) == typeid(Thread);  // forked: set when its block was made
   Processor* p = detail::current_processor();
   if (p != nullptr && &p->runtime() != &rt) p = nullptr;
   if (p != nullptr) {
