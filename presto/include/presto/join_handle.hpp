@@ -105,7 +105,7 @@ class [[nodiscard]] JoinHandle {
   // handle, which can no longer ask the thread: joined or detached, it may be reused.
   void remember_name(const Thread& t) noexcept {
     const std::size_t n = std::min(t.name().size(), sizeof name_ - 1);
-    std::memcpy(name_, t.name().data(), n);
+    if (n != 0) std::memcpy(name_, t.name().data(), n);  // most forked threads have no name: no call
     name_[n] = '\0';
   }
 
