@@ -71,6 +71,40 @@ TEST_CASE("a thread joined before it runs is run by its joiner, as itself", "[co
   presto::test::check_no_leaks(rt);
 }
 
+TEST_CASE("an inline child that never asks who it is still runs and ends as itself", "[core][inline]") {
+  // A body that asks nothing of the runtime: what it sees of itself and of its joiner, and what
+  // the join returns, are as for any inline child (a cheaper inline join must keep them; see
+  // docs/design/lazy-forks.md, step 2). Then identity is each thread's own again.
+  Runtime rt{{.processors = 1}};
+  ThreadState joiner_state = ThreadState::created;
+  ThreadState child_state = ThreadState::created;
+  std::uint64_t child_id = 0;
+  std::string asked;
+  rt.run([&] {
+    Thread& me = Thread::current();
+    Thread* child = nullptr;
+    auto h = fork(ThreadAttributes{.name = "quiet"}, [&] {
+      joiner_state = me.state();
+      child_state = child->state();
+      return 41;
+    });
+    child = &h.thread();
+    child_id = h.id();
+    CHECK(h.join() == 41);
+    // A second child asks, after the first has ended: identity is its own, then main's again.
+    auto g = fork(ThreadAttributes{.name = "asks"}, [&] { asked = Thread::current().name(); });
+    g.join();
+    CHECK(Thread::current().name() == "main");
+    CHECK(&Thread::current() == &me);
+  });
+  CHECK(joiner_state == ThreadState::blocked);
+  CHECK(child_state == ThreadState::running);
+  CHECK(child_id != 0);
+  CHECK(asked == "asks");
+  CHECK(rt.stats().inline_joins == 2);
+  presto::test::check_no_leaks(rt);
+}
+
 TEST_CASE("trees of forks and joins give the same results with and without inline joins", "[core][inline]") {
   auto cfg = GENERATE(presto::test::configs());
   const bool inline_joins = GENERATE(true, false);

@@ -75,6 +75,42 @@ TEST_CASE("a thread spinning on a flag another thread sets finishes on one proce
   test::check_no_leaks(rt);
 }
 
+TEST_CASE("an inline child that never calls the runtime is preempted as itself", "[preempt]") {
+  // The spinner runs inline on main's stack and never calls into the runtime until the flag is
+  // set: the quantum must preempt it as itself, with main left blocked on it, so that the
+  // setter runs, sees main waiting as a joiner does, and keeps its own identity. (A runtime
+  // that ran such a child as a plain call under main's identity, to save the change, would
+  // have to make that change before preempting; docs/design/lazy-forks.md, step 2.)
+  if (!preemption_available()) return;
+  Runtime rt{config(1, test::PoolKind::local_queue, 1ms)};
+  std::atomic<bool> flag{false};
+  bool seen = false;
+  std::string name_after;
+  std::string setter_name;
+  ThreadState joiner_state = ThreadState::created;
+  rt.run([&] {
+    Thread& main_thread = Thread::current();
+    auto setter = fork(ThreadAttributes{.name = "setter"}, [&] {
+      joiner_state = main_thread.state();
+      setter_name = Thread::current().name();
+      flag.store(true, std::memory_order_relaxed);
+    });
+    auto spinner = fork(ThreadAttributes{.name = "spinner"}, [&] {
+      seen = spin_until(flag, kLongSpin);  // no call into the runtime before the flag
+      name_after = Thread::current().name();
+    });
+    spinner.join();  // withdrawn from the queue, ahead of the setter: run inline
+    setter.join();
+  });
+  CHECK(seen);
+  CHECK(name_after == "spinner");
+  CHECK(setter_name == "setter");
+  CHECK(joiner_state == ThreadState::blocked);  // main waits for the spinner, as a joiner does
+  CHECK(rt.stats().inline_joins == 1);
+  CHECK(rt.stats().preemptions >= 1);
+  test::check_no_leaks(rt);
+}
+
 TEST_CASE("without a quantum the spinning thread keeps its processor", "[preempt]") {
   // The same program with quantum 0: the setter cannot run while the spinner spins, so the
   // spinner exhausts its budget without seeing the flag (the test above would fail).
