@@ -244,9 +244,12 @@ Thread& RuntimeImpl::make_thread(ThreadAttributes* given) {
   Thread* t = nullptr;
   std::unique_ptr<Thread> made;
   std::uint32_t gen = 0;
+  // The attributes to build or reinitialize a block with, made only on those paths: a default
+  // fork of a plain thread takes neither.
+  auto attributes = [given] { return given != nullptr ? std::move(*given) : ThreadAttributes{}; };
   auto clone = [&] {
     gen = generation.load(std::memory_order_acquire);
-    made = prototype.load(std::memory_order_acquire)->newthread(given != nullptr ? std::move(*given) : ThreadAttributes{});
+    made = prototype.load(std::memory_order_acquire)->newthread(attributes());
   };
   if (p != nullptr) {
     Dispatch::enter(*p);
@@ -273,13 +276,13 @@ Thread& RuntimeImpl::make_thread(ThreadAttributes* given) {
     if (given == nullptr && t->plain_) {
       t->reinitialize_default();  // what Thread::reinitialize({}) does, without building the attributes
     } else {
-      t->reinitialize(given != nullptr ? std::move(*given) : ThreadAttributes{});
+      t->reinitialize(attributes());
     }
   } else {
     if (!made) throw UsageError("the thread prototype's newthread() returned null");
     t = made.release();
     t->generation_ = gen;
-    t->plain_ = typeid(*t) == typeid(Thread);  // a recycled block keeps its class, and so this
+    t->plain_ = typeid(*t) == typeid(Thread);  // once: a recycled block keeps its class
     threads_created.fetch_add(1, std::memory_order_relaxed);
   }
   t->forked_ = true;
