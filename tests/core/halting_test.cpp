@@ -318,7 +318,8 @@ namespace {
 // its halt check and parked in the poller again. A must then check for halting itself: if it
 // parks instead, B's poll is never woken and the run never ends. A blocking poll that nobody
 // wakes within kWatchdog counts as that missed check and returns, so that the test fails
-// instead of hanging; the steps themselves wait for each other, never for time.
+// instead of hanging; the steps themselves wait for each other, never for time. A failure
+// prints the calls as they came, each with the processor that made it.
 class ScriptedPoller final : public IdlePoller {
  public:
   static constexpr auto kWatchdog = std::chrono::seconds(10);
@@ -331,8 +332,9 @@ class ScriptedPoller final : public IdlePoller {
     event_.block();
   }
 
-  void poll(Processor& /*p*/, bool block) noexcept override {
+  void poll(Processor& p, bool block) noexcept override {
     std::unique_lock lock(mutex_);
+    note(&p, block ? "enters a blocking poll" : "polls");
     if (block) {
       ++blocking_entries_;
       ++blocking_now_;
@@ -341,11 +343,13 @@ class ScriptedPoller final : public IdlePoller {
         missed_wakeups_.push_back("a blocking poll was not woken within the watchdog's " +
                                   std::to_string(kWatchdog.count()) + " s");
       }
+      note(&p, woken_ ? "returns from its blocking poll, woken" : "returns from its blocking poll, not woken");
       woken_ = false;
       --blocking_now_;
       return;
     }
     if (waiting_.load(std::memory_order_seq_cst) == 0 || delivered_) return;
+    note(&p, "delivers the event");
     delivered_ = true;
     step(lock, "B waits in a blocking poll", [&] { return blocking_now_ > 0; });
     lock.unlock();
@@ -360,10 +364,12 @@ class ScriptedPoller final : public IdlePoller {
     step(lock, "B ran the thread and parked in the poller again",
          [&] { return blocking_entries_ > entries && blocking_now_ > 0; });
     waiting_.store(0, std::memory_order_seq_cst);  // the woken thread has ended: nobody waits
+    note(&p, "lowers waiting()");
   }
 
   void wake() noexcept override {
     std::lock_guard lock(mutex_);
+    note(Processor::current(), "calls wake()");
     woken_ = true;
     changed_.notify_all();
   }
@@ -374,10 +380,16 @@ class ScriptedPoller final : public IdlePoller {
     std::lock_guard lock(mutex_);
     std::vector<std::string> all = script_failures_;
     all.insert(all.end(), missed_wakeups_.begin(), missed_wakeups_.end());
+    if (!all.empty()) all.push_back("the calls, in order:\n" + trace_);
     return all;
   }
 
  private:
+  void note(const Processor* p, const char* what) {  // mutex_ held
+    trace_ += p != nullptr ? "  processor " + std::to_string(p->index()) : std::string("  a thread of no processor");
+    trace_ += std::string(" ") + what + "\n";
+  }
+
   template <class Pred>
   void step(std::unique_lock<std::mutex>& lock, const char* what, Pred done) {
     if (!changed_.wait_for(lock, kWatchdog, done)) script_failures_.push_back(std::string("step not reached: ") + what);
@@ -393,6 +405,7 @@ class ScriptedPoller final : public IdlePoller {
   int blocking_now_ = 0;
   std::vector<std::string> script_failures_;
   std::vector<std::string> missed_wakeups_;
+  std::string trace_;
 };
 
 }  // namespace
