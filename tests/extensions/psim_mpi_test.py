@@ -8,13 +8,62 @@ simulator's. past, mismatch, protocols, partition: every rank exits with an erro
 no rank hangs). kill: rank 1 dies by SIGKILL; mpirun must end every rank and exit non-zero,
 naming rank 1, within the timeout. PROTOCOL (null or window; default null) is the protocol
 across ranks. Exit 77 (skipped) with a message when mpirun is missing.
+
+A run that outlives the timeout (PSIM_MPI_TEST_TIMEOUT seconds, default 60) fails as a hang:
+the backtraces of its ranks are printed (by gdb, where installed), then every process of the
+run is killed.
 """
 import os
 import shutil
+import signal
 import subprocess
 import sys
 
-TIMEOUT = 60  # seconds: a run that hangs fails here instead of hanging the suite
+TIMEOUT = float(os.environ.get("PSIM_MPI_TEST_TIMEOUT", "60"))  # a hang fails here, not the suite's timeout
+
+
+def session(sid):
+    """The processes of session `sid`: mpirun and its ranks."""
+    ps = subprocess.run(["ps", "-o", "pid=", "-s", str(sid)], capture_output=True, text=True)
+    return sorted(int(p) for p in ps.stdout.split())
+
+
+def backtraces(pids):
+    """Every thread's backtrace in each of `pids`, by gdb."""
+    gdb = shutil.which("gdb")
+    if gdb is None:
+        return "(no backtraces: gdb is not installed)"
+    out = []
+    for pid in pids:
+        try:
+            bt = subprocess.run([gdb, "-p", str(pid), "-batch", "-ex", "thread apply all bt 30"],
+                                capture_output=True, text=True, timeout=10)
+            frames = [l for l in bt.stdout.splitlines() if l.startswith(("#", "Thread "))]
+            out.append(f"--- process {pid}:\n" + "\n".join(frames))
+        except subprocess.TimeoutExpired:
+            out.append(f"--- process {pid}: gdb did not attach within 10 s")
+    return "\n".join(out)
+
+
+def run_to_end(cmd, env):
+    """Runs cmd in a session of its own; on a hang, shows where its ranks are and kills them all."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env,
+                            start_new_session=True)
+    try:
+        stdout, stderr = proc.communicate(timeout=TIMEOUT)
+        return subprocess.CompletedProcess(cmd, proc.returncode, stdout, stderr)
+    except subprocess.TimeoutExpired:
+        pids = session(proc.pid)
+        print(f"FAIL: mpirun did not end within {TIMEOUT:g} s (a hang); where its processes are:")
+        print(backtraces([p for p in pids if p != proc.pid]), flush=True)
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        stdout, stderr = proc.communicate()
+        print(stdout, stderr)
+        return None
 
 EXPECT = {
     "past": "sent a message into the past",
@@ -39,11 +88,8 @@ def main():
     # which no suppression can name; the leak check is off for these programs (not the rest).
     env["ASAN_OPTIONS"] = ":".join(filter(None, [env.get("ASAN_OPTIONS", ""), "detect_leaks=0"]))
     print("+", " ".join(cmd), flush=True)
-    try:
-        run = subprocess.run(cmd, capture_output=True, text=True, timeout=TIMEOUT, env=env)
-    except subprocess.TimeoutExpired as e:
-        print(e.stdout or "", e.stderr or "")
-        print(f"FAIL: mpirun did not end within {TIMEOUT} s (a hang)")
+    run = run_to_end(cmd, env)
+    if run is None:
         return 1
     out = run.stdout + run.stderr
     print(out)
