@@ -59,8 +59,7 @@ void Processor::idle() {
     // at the other ends of those descriptors: an echo round trip on the 2-core VM took 177 us
     // at the median with the spin, 6.9 us without (apps/echo, one connection). The look comes
     // before the spin bound: a processor that may not spin still polls once as it goes idle,
-    // as IdlePoller promises. (Skipping it while another processor spun, halting_test's
-    // scripted poller waited out its watchdog: its event comes only to a non-blocking poll.)
+    // as IdlePoller promises (halting_test's scripted poller checks it, with idle_spin 0).
     if (poller != nullptr && i % 64 == 0 && poller->waiting()) {
       poller->poll(*this, false);
       // The poll may have let the last waiter go after the processor that ran the woken
