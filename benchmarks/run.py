@@ -34,9 +34,9 @@ import echo_bench  # noqa: E402  (benchmarks/echo/echo_bench.py: the echo server
 DOC = os.path.join(ROOT, "docs", "benchmarks.md")
 BEGIN, END = "<!-- results:begin (benchmarks/run.py writes this section) -->", "<!-- results:end -->"
 
-SYSTEMS = ["presto", "presto-lifo", "boost.context", "boost.fiber", "std", "go", "kernel-per-element"]
+SYSTEMS = ["presto", "presto-lifo", "boost.context", "boost.fiber", "onetbb", "std", "go", "kernel-per-element"]
 COLORS = {"presto": "#d62728", "presto-lifo": "#ff7f0e", "boost.context": "#7f7f7f", "boost.fiber": "#1f77b4", "std": "#2ca02c",
-          "go": "#9467bd", "kernel-per-element": "#8c564b", "optimal": "#000000"}
+          "go": "#9467bd", "kernel-per-element": "#8c564b", "onetbb": "#17becf", "optimal": "#000000"}
 
 
 def log(msg):
@@ -389,7 +389,7 @@ def plots(ms, plot_dir):
     # Figure 3: time against thread count, one curve per system and processor count.
     series = []
     dashes = {1: False, 2: True}
-    for system in ("presto", "boost.fiber", "std", "go"):
+    for system in ("presto", "boost.fiber", "onetbb", "std", "go"):
         for p in sorted({m["processors"] for m in ms if m["name"] == "matmul200"}):
             s = curve("matmul200", system, p)
             if s:
@@ -401,7 +401,7 @@ def plots(ms, plot_dir):
 
     # Skynet: total time against processors.
     series = []
-    for system in ("presto", "presto-lifo", "boost.fiber", "go"):
+    for system in ("presto", "presto-lifo", "boost.fiber", "onetbb", "go"):
         s = curve("skynet", system, x="processors", y=lambda m: m["ns_per_op"] * m["operations"] / 1e6)
         if s:
             series.append((system, COLORS[system], s, False))
@@ -414,7 +414,7 @@ def plots(ms, plot_dir):
     # Thread-count scaling: skynet's cost per thread as the tree grows, on all processors.
     pmax = max((m["processors"] for m in ms if m["name"] == "skynet"), default=0)
     series = []
-    for system in ("presto", "presto-lifo", "boost.fiber", "go"):
+    for system in ("presto", "presto-lifo", "boost.fiber", "onetbb", "go"):
         s = curve("skynet", system, pmax, y=lambda m: m["ns_per_op"])
         if s:
             series.append((system, COLORS[system], s, False))

@@ -17,6 +17,9 @@
 
 #include <algorithm>
 #include <boost/fiber/all.hpp>
+#if PRESTO_BENCH_ONETBB
+#include <oneapi/tbb/task_group.h>
+#endif
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -132,6 +135,17 @@ void fiber_split(std::size_t p, Matmul& m, std::size_t parts) {
   });
 }
 
+#if PRESTO_BENCH_ONETBB
+// oneTBB's way to the same split: a task per part in one task_group, spawned by one thread.
+void tbb_split(OneTbb& tbb, Matmul& m, std::size_t parts) {
+  tbb.run([&m, parts] {
+    tbb::task_group g;
+    for (std::size_t t = 0; t < parts; ++t) g.run([&m, t, parts] { m.part(t, parts); });
+    g.wait();
+  });
+}
+#endif
+
 void figure2(Suite& s, std::size_t n) {
   Matmul m{n};
   for (std::size_t p : s.options().curve()) {
@@ -153,6 +167,14 @@ void figure3(Suite& s, std::size_t p, const std::vector<std::size_t>& counts) {
   for (std::size_t t : counts) {
     s.measure("matmul200", "boost.fiber", p, 1, [&] { m.checked([&] { fiber_split(p, m, t); }); }, t);
   }
+#if PRESTO_BENCH_ONETBB
+  {
+    OneTbb tbb{p};
+    for (std::size_t t : counts) {
+      s.measure("matmul200", "onetbb", p, 1, [&] { m.checked([&] { tbb_split(tbb, m, t); }); }, t);
+    }
+  }
+#endif
   for (std::size_t t : counts) {
     if (t > 4'000) break;  // beyond, an OS thread per element is only a measure of the kernel
     s.measure("matmul200", "std", p, 1, [&] {
@@ -170,6 +192,14 @@ void figure3_tight(Suite& s, std::size_t p) {
   for (std::size_t t : {p, std::size_t{40'000}}) {
     s.measure("matmul200_tight", "presto", p, 1, [&] { m.checked([&] { presto_split(rt, m, t); }); }, t);
   }
+#if PRESTO_BENCH_ONETBB
+  {
+    OneTbb tbb{p};
+    for (std::size_t t : {p, std::size_t{40'000}}) {
+      s.measure("matmul200_tight", "onetbb", p, 1, [&] { m.checked([&] { tbb_split(tbb, m, t); }); }, t);
+    }
+  }
+#endif
   s.measure("matmul200_tight", "kernel-per-element", p, 1, [&] {
     Pinned pin{p};
     m.checked([&] {

@@ -6,6 +6,11 @@
 #include <thread>
 #include <vector>
 
+#if PRESTO_BENCH_ONETBB
+#include <oneapi/tbb/global_control.h>
+#include <oneapi/tbb/task_arena.h>
+#endif
+
 namespace presto::bench {
 
 const Result& Suite::measure(std::string name, std::string system, std::size_t processors, std::uint64_t operations,
@@ -76,5 +81,28 @@ void with_fibers(std::size_t processors, const std::function<void()>& body) {
   }};
   main.join();
 }
+
+#if PRESTO_BENCH_ONETBB
+// oneTBB sizes its worker pool by the CPU mask it finds the first time it starts, which may be
+// a 1-CPU Pinned: the limit is given explicitly (it is a ceiling, the arena the count).
+struct OneTbb::State {
+  explicit State(std::size_t processors)
+      : limit(tbb::global_control::max_allowed_parallelism, processors), arena(static_cast<int>(processors)) {}
+  tbb::task_scheduler_handle handle{tbb::attach{}};
+  tbb::global_control limit;
+  tbb::task_arena arena;
+};
+
+OneTbb::OneTbb(std::size_t processors) : pin_(processors), state_(std::make_unique<State>(processors)) {
+  state_->arena.initialize();
+}
+
+OneTbb::~OneTbb() {
+  state_->arena.terminate();
+  tbb::finalize(state_->handle, std::nothrow);  // waits for the workers to exit
+}
+
+void OneTbb::run(const std::function<void()>& body) { state_->arena.execute(body); }
+#endif
 
 }  // namespace presto::bench

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -70,6 +71,27 @@ class Pinned {
 // returned (its fibers joined) and the helper threads have stopped. Everything runs on the
 // first `processors` CPUs.
 void with_fibers(std::size_t processors, const std::function<void()>& body);
+
+#if PRESTO_BENCH_ONETBB
+// oneTBB's task scheduler on the first `processors` CPUs, for as long as the object lives:
+// run(body) runs body inside an arena of that many threads, where it may spawn tasks. The
+// workers are started fresh for each object and gone when it is destroyed (tbb::finalize),
+// so that a curve's next point starts its own under its own CPU mask, and no worker is left
+// spinning beside the next measurement.
+class OneTbb {
+ public:
+  explicit OneTbb(std::size_t processors);
+  OneTbb(const OneTbb&) = delete;
+  OneTbb& operator=(const OneTbb&) = delete;
+  ~OneTbb();
+  void run(const std::function<void()>& body);
+
+ private:
+  struct State;
+  Pinned pin_;
+  std::unique_ptr<State> state_;
+};
+#endif
 
 std::vector<std::size_t> figure3_counts(const Options& o);
 

@@ -7,6 +7,9 @@
 
 #include <algorithm>
 #include <boost/fiber/all.hpp>
+#if PRESTO_BENCH_ONETBB
+#include <oneapi/tbb/task_group.h>
+#endif
 #include <stdexcept>
 #include <thread>
 #include <vector>
@@ -33,6 +36,20 @@ void fork_join(Suite& s, std::uint64_t n) {
       for (std::uint64_t i = 0; i < n; ++i) fibers::fiber([] {}).join();
     });
   });
+#if PRESTO_BENCH_ONETBB
+  {
+    OneTbb tbb{1};
+    s.measure("fork_join", "onetbb", 1, n, [&] {
+      tbb.run([n] {
+        for (std::uint64_t i = 0; i < n; ++i) {
+          tbb::task_group g;
+          g.run([] {});
+          g.wait();
+        }
+      });
+    });
+  }
+#endif
   const std::uint64_t os = n / 100;  // an OS thread costs tens of microseconds
   s.measure("fork_join", "std", 1, os, [os] {
     Pinned pin{1};
@@ -87,6 +104,22 @@ void skynet_fiber(std::uint64_t& out, std::uint64_t num, std::uint64_t size) {
   }
 }
 
+#if PRESTO_BENCH_ONETBB
+// The same tree as tasks: a task_group per node, ten children, joined by its wait.
+std::uint64_t skynet_tbb(std::uint64_t num, std::uint64_t size) {
+  if (size == 1) return num;
+  std::uint64_t results[10];
+  tbb::task_group g;
+  for (std::uint64_t i = 0; i < 10; ++i) {
+    g.run([&results, i, num, size] { results[i] = skynet_tbb(num + i * (size / 10), size / 10); });
+  }
+  g.wait();
+  std::uint64_t sum = 0;
+  for (std::uint64_t r : results) sum += r;
+  return sum;
+}
+#endif
+
 void check_skynet(std::uint64_t sum, std::uint64_t leaves) {
   if (sum != leaves * (leaves - 1) / 2) throw std::runtime_error("skynet: wrong sum");
 }
@@ -115,6 +148,14 @@ void skynet(Suite& s, std::size_t p, std::uint64_t leaves) {
     });
     check_skynet(sum, leaves);
   }, leaves, 3);
+#if PRESTO_BENCH_ONETBB
+  OneTbb tbb{p};
+  s.measure("skynet", "onetbb", p, threads, [&] {
+    std::uint64_t sum = 0;
+    tbb.run([&] { sum = skynet_tbb(0, leaves); });
+    check_skynet(sum, leaves);
+  }, leaves);
+#endif
 }
 
 }  // namespace
