@@ -1,23 +1,27 @@
 // figure3_floor: what Figure 3's one-thread-per-element product could cost at best on this
 // machine, with no threads at all. It measures the design proposed in docs/design/lazy-forks.md
 // stripped to its bones, so that its figures bound what that design can reach:
-//   - a fork writes a record (a part's index and a state word) into the forker's queue, a
-//     spinlocked deque, and nothing else;
+//   - a fork writes a record (its part of the product and a state word) into the forker's
+//     queue, and nothing else;
 //   - the joiner joins the records in fork order: one still queued it claims and calls on its
 //     own stack; one claimed by the other processor it waits for, running records from its
 //     own queue meanwhile (what a processor does while its thread is blocked);
-//   - the other processor (one OS thread) steals half of the forker's queue at a time, from
-//     its oldest end (today's LocalQueuePool) or its newest, and calls each record it claims.
+//   - the other processor (one OS thread) steals half of what is queued at a time and calls
+//     each record it claims.
+// Three queues: a spinlocked deque, as a processor's ready queue is today, whose thief takes
+// the oldest half (today's LocalQueuePool) or the newest; and an array with no lock, whose
+// thief takes the newer half of what it has not looked at yet.
 // The kernel is presto_bench's matmul200 (the paper's): each part computes its elements of
-// C = A x B, 200 x 200, as dot products with B transposed. Prints, for each steal end, the
-// least and the median of 31 products with 2 parts and with 40,000 (one per element), and
-// their ratio, Figure 3's target (<= 1.15x).
+// C = A x B, 200 x 200, as dot products with B transposed. Prints, for each queue, the least
+// and the median of 31 products with 2 parts and with 40,000 (one per element), each product
+// checked, and the medians' ratio: Figure 3's target is <= 1.15x.
 //
 // Usage: figure3_floor [--quick]  (--quick: 5 products a point, for CI's smoke run)
 
 #include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <deque>
@@ -48,6 +52,7 @@ class Product {
       c_[e] = sum;
     }
   }
+  void clear() { std::fill(c_.begin(), c_.end(), -1.0); }
   double checksum() const {
     double s = 0;
     for (double x : c_) s += x;
@@ -79,10 +84,12 @@ struct Record {  // a fork's closure (part t of parts) and its state
   std::atomic<int> state{kQueued};
 };
 
-class Floor {
+// The records' queue is a spinlocked deque, as a processor's ready queue is today.
+class DequeFloor {
  public:
-  Floor(Product& product, bool steal_newest) : product_(product), steal_newest_(steal_newest), thief_([this] { steal(); }) {}
-  ~Floor() {
+  DequeFloor(Product& product, bool steal_newest)
+      : product_(product), steal_newest_(steal_newest), thief_([this] { steal(); }) {}
+  ~DequeFloor() {
     stop_.store(true, std::memory_order_relaxed);
     thief_.join();
   }
@@ -156,6 +163,7 @@ class Floor {
       for (Record* r : batch) run(*r);
     }
   }
+
   Product& product_;
   const bool steal_newest_;
   std::vector<Record> records_ = std::vector<Record>(kMaxParts);
@@ -165,6 +173,113 @@ class Floor {
   std::atomic<bool> stop_{false};
   std::thread thief_;
 };
+
+// No lock at all: the records lie in an array in fork order. The forker publishes how many
+// there are, the joiner how far it has got. The thief takes the newer half of the records it
+// has not looked at, a run of indices at a time, and claims each by its state word, as the
+// joiner does.
+class ArrayFloor {
+ public:
+  explicit ArrayFloor(Product& product) : product_(product), thief_([this] { steal(); }) {}
+  ~ArrayFloor() {
+    stop_.store(true, std::memory_order_relaxed);
+    thief_.join();
+  }
+
+  double multiply(std::size_t parts) {
+    const auto start = std::chrono::steady_clock::now();
+    for (std::size_t t = 0; t < parts; ++t) {
+      Record& r = records_[t];
+      r.part = t;
+      r.parts = parts;
+      r.state.store(kQueued, std::memory_order_release);
+      count_.store(t + 1, std::memory_order_release);
+    }
+    for (std::size_t t = 0; t < parts; ++t) {
+      front_.store(t, std::memory_order_relaxed);
+      Record& r = records_[t];
+      run(r);
+      for (std::size_t k = t + 1; r.state.load(std::memory_order_acquire) != kEnded;) {
+        if (k < parts) {
+          run(records_[k++]);
+        } else {
+          __builtin_ia32_pause();
+        }
+      }
+    }
+    front_.store(0, std::memory_order_relaxed);
+    count_.store(0, std::memory_order_relaxed);
+    product_number_.fetch_add(1, std::memory_order_release);
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+  }
+
+ private:
+  void run(Record& r) {
+    int queued = kQueued;
+    if (!r.state.compare_exchange_strong(queued, kClaimed, std::memory_order_acq_rel)) return;
+    product_.part(r.part, r.parts);
+    r.state.store(kEnded, std::memory_order_release);
+  }
+  // A record the thief claims was published (its state set to queued after its fields), so a
+  // stale view of the indices costs only failed claims.
+  void steal() {
+    std::size_t lo = 0, hi = 0;  // the span of indices looked at in this product
+    std::uint64_t seen = 0;
+    while (!stop_.load(std::memory_order_relaxed)) {
+      if (const std::uint64_t n = product_number_.load(std::memory_order_acquire); n != seen) {
+        seen = n;
+        lo = hi = 0;
+      }
+      const std::size_t count = count_.load(std::memory_order_acquire);
+      const std::size_t front = front_.load(std::memory_order_relaxed);
+      std::size_t from = 0, to = 0;
+      if (count > hi && count > front) {  // new records: the newer half of them
+        from = lo == hi ? front + (count - front) / 2 : hi + (count - hi) / 2;
+        if (lo == hi) lo = from;
+        to = hi = count;
+      } else if (lo > front + 1) {  // the forker is done: the newer half of what lies below
+        from = front + (lo - front + 1) / 2;
+        to = lo;
+        lo = from;
+      }
+      if (from == to) {
+        __builtin_ia32_pause();
+        continue;
+      }
+      for (std::size_t i = from; i < to; ++i) run(records_[i]);
+    }
+  }
+
+  Product& product_;
+  std::vector<Record> records_ = std::vector<Record>(kMaxParts);
+  alignas(64) std::atomic<std::size_t> count_{0};
+  alignas(64) std::atomic<std::size_t> front_{0};
+  alignas(64) std::atomic<std::uint64_t> product_number_{0};
+  std::atomic<bool> stop_{false};
+  std::thread thief_;
+};
+
+// Least and median of `products` products in 2 parts and in 40,000, and the medians' ratio.
+template <class Floor>
+void measure(const char* what, Floor& floor, Product& product, double expected, int products) {
+  double median[2] = {0, 0};
+  double least[2] = {0, 0};
+  int point = 0;
+  for (std::size_t parts : {std::size_t{2}, kMaxParts}) {
+    std::vector<double> ms;
+    for (int i = 0; i < products; ++i) {
+      product.clear();
+      ms.push_back(floor.multiply(parts));
+      if (product.checksum() != expected) throw std::runtime_error("figure3_floor: wrong product");
+    }
+    std::sort(ms.begin(), ms.end());
+    least[point] = ms.front();
+    median[point] = ms[ms.size() / 2];
+    ++point;
+  }
+  std::printf("%-28s %10.2f / %6.2f ms %14.2f / %6.2f ms %7.2fx\n", what, least[0], median[0], least[1], median[1],
+              median[1] / median[0]);
+}
 
 }  // namespace
 
@@ -178,24 +293,16 @@ int main(int argc, char** argv) {
   Product product;
   product.part(0, 1);
   const double expected = product.checksum();
-  std::printf("%-14s %22s %26s %8s\n", "thief steals", "2 parts: least/median", "40,000 parts: least/median", "ratio");
-  for (bool newest : {false, true}) {
-    Floor floor{product, newest};
-    double median[2] = {0, 0};
-    double least[2] = {0, 0};
-    int point = 0;
-    for (std::size_t parts : {std::size_t{2}, std::size_t{40'000}}) {
-      std::vector<double> ms;
-      for (int i = 0; i < products; ++i) {
-        ms.push_back(floor.multiply(parts));
-        if (product.checksum() != expected) throw std::runtime_error("figure3_floor: wrong product");
-      }
-      std::sort(ms.begin(), ms.end());
-      least[point] = ms.front();
-      median[point] = ms[ms.size() / 2];
-      ++point;
-    }
-    std::printf("%-14s %10.2f / %6.2f ms %14.2f / %6.2f ms %7.2fx\n", newest ? "newest half" : "oldest half", least[0],
-                median[0], least[1], median[1], median[1] / median[0]);
+  std::printf("%-28s %22s %26s %8s\n", "records' queue, thief takes", "2 parts: least/median", "40,000 parts: least/median",
+              "ratio");
+  {
+    DequeFloor oldest{product, false};
+    measure("deque, the oldest half", oldest, product, expected, products);
   }
+  {
+    DequeFloor newest{product, true};
+    measure("deque, the newest half", newest, product, expected, products);
+  }
+  ArrayFloor array{product};
+  measure("array, no lock, newer half", array, product, expected, products);
 }
