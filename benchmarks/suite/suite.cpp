@@ -2,6 +2,8 @@
 
 #include <pthread.h>
 
+#include <cstdio>
+
 #include <boost/fiber/all.hpp>
 #include <thread>
 #include <vector>
@@ -99,7 +101,10 @@ OneTbb::OneTbb(std::size_t processors) : pin_(processors), state_(std::make_uniq
 
 OneTbb::~OneTbb() {
   state_->arena.terminate();
-  tbb::finalize(state_->handle, std::nothrow);  // waits for the workers to exit
+  // Waits for the workers to exit; false if some arena still held them.
+  if (!tbb::finalize(state_->handle, std::nothrow)) {
+    std::fprintf(stderr, "presto_bench: oneTBB's workers did not stop: its next figures may run on the wrong CPUs\n");
+  }
 }
 
 void OneTbb::run(const std::function<void()>& body) { state_->arena.execute(body); }
