@@ -490,8 +490,13 @@ bool RuntimeImpl::try_halt(Processor& p) {
   const std::uint64_t exits = idle_exits.load(std::memory_order_seq_cst);
   if (idle.load(std::memory_order_seq_cst) != live.load(std::memory_order_seq_cst)) return false;
   IdlePoller* io = poller.load(std::memory_order_acquire);
-  if (Dispatch::ready_count(p) != 0 || timers.pending() != 0 || (io != nullptr && io->waiting()) ||
-      keep_alives.load(std::memory_order_seq_cst) != 0 || replacing.load(std::memory_order_seq_cst) != 0) {
+  // What may still make a thread ready is read before the pool: a timer is counted pending
+  // until its thread is in the pool (TimerService), so a count read as zero here means that
+  // thread is seen below. Read the other way round, a timer firing between the two reads went
+  // unseen by both, and the run halted with its thread ready (a TSan run of waiting_tests did,
+  // 2026-11-28).
+  if (timers.pending() != 0 || (io != nullptr && io->waiting()) || keep_alives.load(std::memory_order_seq_cst) != 0 ||
+      replacing.load(std::memory_order_seq_cst) != 0 || Dispatch::ready_count(p) != 0) {
     return false;
   }
   full_fence();  // orders the pool read above before the count read below
