@@ -339,11 +339,28 @@ void Dispatch::block(Thread& self, SynchroObject& so) {
   switch_to(p, &self, self.context_, next);
 }
 
-void Dispatch::finish(Thread& self) noexcept {
+Thread& Dispatch::finish(Thread& self) noexcept {
   Processor& p = *self.processor_;
+  RuntimeImpl& r = impl_of(p);
+  // A stack from the cache, whose frames below the body's unwind normally from here, may go
+  // straight to a thread that has never run and wants such a stack (it would take one from the
+  // cache): that thread starts here, on this stack, without a switch (thread_entry's loop).
+  // Saved: a switch, a context's making and unmaking, and the cache's take and keep; the stack
+  // stays warm. A thread that ran before, or one that wants a stack of its own size, gets the
+  // switch, as does every thread while dispatches are logged.
+  const bool passable = self.stack_.guarded && self.stack_.size == r.stack_reserve && !r.debug_logging;
   retire(p, self);  // from here on, `self` may belong to someone else
   enter(p);
   Thread* next = next_or_stop(p);
+  if (passable && next != nullptr && next->context_.fctx == nullptr && next->stack_size_ == 0) [[likely]] {
+    next->stack_ = std::exchange(p.dead_stack_, Stack{});
+    next->context_ = std::exchange(p.dead_context_, ExecutionContext{});  // this context, running
+    next->preempt_disabled_ = 0;
+    if constexpr (kCountPreemption) tl_preempt_disabled = 0;
+    make_current(p, *next);
+    leave(p);
+    return *next;
+  }
   p.after_ = Processor::After::finish;
   switch_to(p, nullptr, p.dead_context_, next);
   __builtin_unreachable();
@@ -409,6 +426,13 @@ __attribute__((noinline)) void Dispatch::switch_slow_checks(Processor& p, Thread
   }
 }
 
+PRESTO_INLINE void Dispatch::make_current(Processor& p, Thread& t) noexcept {
+  t.processor_ = &p;
+  t.set_state(ThreadState::running);
+  p.current_ = &t;
+  p.dispatches_.store(p.dispatches_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // p only
+}
+
 PRESTO_INLINE void Dispatch::switch_to(Processor& p, Thread* from, ExecutionContext& here, Thread* to, bool checked) {
   // Precondition: inside p's gate; p.after_ (and p.unlock_ or p.release_) say what the next
   // context does.
@@ -427,10 +451,7 @@ PRESTO_INLINE void Dispatch::switch_to(Processor& p, Thread* from, ExecutionCont
   }
   ExecutionContext* there = &p.native_;
   if (to != nullptr) {
-    to->processor_ = &p;
-    to->set_state(ThreadState::running);
-    p.current_ = to;
-    p.dispatches_.store(p.dispatches_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // p only
+    make_current(p, *to);
     there = &to->context_;
   } else {
     p.current_ = nullptr;
@@ -495,10 +516,12 @@ void Dispatch::complete_other(Processor& p, Thread* from, Processor::After after
 void Dispatch::thread_entry(Transfer transfer) {
   context_started();
   Processor& p = *static_cast<Processor*>(transfer.data);
-  Thread& self = *p.current_;  // nothing runs on p between its switch to us and this line
+  Thread* self = p.current_;  // nothing runs on p between its switch to us and this line
   complete(p, transfer.from);
-  self.run_body();
-  finish(self);
+  for (;;) {
+    self->run_body();
+    self = &finish(*self);  // returns only with a thread that starts on this stack
+  }
 }
 
 void Dispatch::retire(Processor& p, Thread& t) noexcept {

@@ -72,7 +72,10 @@ class Dispatch {
     }
   }
   static void block(Thread& self, SynchroObject& so);  // so's spinlock held
-  [[noreturn]] static void finish(Thread& self) noexcept;
+  // self's body has returned (on its own stack, in thread_entry): ends self and gives p to the
+  // next thread. Returns only when that thread has never run and starts on self's stack, with
+  // no switch: it is then p's current thread, and thread_entry runs its body.
+  static Thread& finish(Thread& self) noexcept;
   // Thread::await_termination: `self`, the running thread, joins `child`, which is ready;
   // child's spinlock is held. If child has never run and the scheduler gives it back
   // (Scheduler::withdraw), runs it here, on self's stack, to its end (RuntimeConfig::inline_joins)
@@ -129,6 +132,8 @@ class Dispatch {
   // t's affinity as a number (Thread::kAnyProcessor: none).
   static std::size_t pinned_to(const Thread& t) noexcept;
   static Thread* next_or_stop(Processor& p) noexcept;
+  // t becomes p's running thread (its context is switched to, or it takes over p's stack).
+  static void make_current(Processor& p, Thread& t) noexcept;
   static Thread* heir_or_next(Processor& p, Thread& self) noexcept;
   // checked: the caller has seen that switch_slow_checks has nothing to do (from's stack is
   // guarded, to has a context, no debug logging), as yield_in_place does.

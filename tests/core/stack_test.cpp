@@ -1,6 +1,7 @@
 // Stacks: an overflow is reported with the thread's name, id and stack size, whichever way the
-// stack is protected (guard page installed by madvise or mprotect, or a canary), and stacks are
-// accounted for while threads live and returned when they finish.
+// stack is protected (guard page installed by madvise or mprotect, or a canary), stacks are
+// accounted for while threads live and returned when they finish, and a thread that has never
+// run starts on the stack of the thread that just ended, unless it asked for a size of its own.
 
 #include <array>
 #include <cstdio>
@@ -96,4 +97,97 @@ TEST_CASE("stacks are in use while threads live and cached when they finish", "[
   RuntimeStats s = rt.stats();
   CHECK(s.stacks_in_use == 0);
   CHECK(s.stacks_cached >= 10);
+}
+
+namespace {
+
+// Where a thread's body runs: the address of one of its locals, and whether it saw itself as
+// the current thread.
+struct Where {
+  std::uintptr_t local = 0;
+  bool itself = false;
+};
+
+void note(Where& w, const JoinHandle<void>* self) {
+  volatile char local = 0;
+  w.local = reinterpret_cast<std::uintptr_t>(&local);
+  w.itself = self == nullptr || &Thread::current() == &self->thread();
+}
+
+std::uintptr_t distance(std::uintptr_t a, std::uintptr_t b) { return a > b ? a - b : b - a; }
+
+}  // namespace
+
+TEST_CASE("a thread that has never run starts on the stack its predecessor ended on", "[core][stack]") {
+  // Three threads that main lets run before it joins them, so that each runs on a stack (not
+  // inline in the join): the second and third start where the first ended, as themselves.
+  Runtime rt{{.processors = 1}};
+  Where a, b, c;
+  std::uint64_t dispatches = 0;
+  rt.run([&] {
+    std::vector<JoinHandle<void>> hs(3);
+    hs[0] = fork([&] { note(a, &hs[0]); });
+    hs[1] = fork([&] { note(b, &hs[1]); });
+    hs[2] = fork([&] { note(c, &hs[2]); });
+    const std::uint64_t before = this_thread::runtime()->stats().dispatches;
+    this_thread::yield();
+    dispatches = this_thread::runtime()->stats().dispatches - before;
+    for (auto& h : hs) h.join();
+  });
+  CHECK((a.itself && b.itself && c.itself));
+  CHECK(dispatches == 4);  // each thread, then main again
+  INFO("locals at " << a.local << ", " << b.local << ", " << c.local);
+  CHECK(b.local == a.local);  // the same frame of the same stack
+  CHECK(c.local == a.local);
+}
+
+TEST_CASE("a thread that asked for its own stack size gets its own stack, and the next one a cached one",
+          "[core][stack]") {
+  // Between two default threads, one that needs more stack than a default one has: it must not
+  // start on its predecessor's stack, and it can use what it asked for.
+  Runtime rt{{.processors = 1}};
+  constexpr std::size_t kUsed = 300 * 1024;  // more than a default stack holds (64 KiB, doubled)
+  Where a, big, b;
+  std::size_t touched = 0;
+  rt.run([&] {
+    auto ha = fork([&] { note(a, nullptr); });
+    auto hbig = fork(ThreadAttributes{.name = "big", .stack_size = 512 * 1024}, [&] {
+      note(big, nullptr);
+      volatile char room[kUsed];
+      for (std::size_t i = 0; i < kUsed; i += 4096) room[i] = 1;
+      for (std::size_t i = 0; i < kUsed; i += 4096) touched += room[i];
+    });
+    auto hb = fork([&] { note(b, nullptr); });
+    this_thread::yield();
+    ha.join();
+    hbig.join();
+    hb.join();
+  });
+  INFO("locals at " << a.local << ", " << big.local << ", " << b.local);
+  CHECK(distance(big.local, a.local) > 64 * 1024);
+  CHECK(touched == kUsed / 4096 + (kUsed % 4096 != 0 ? 1 : 0));
+  CHECK(b.local != 0);
+}
+
+TEST_CASE("a thread started on its predecessor's stack can block, and resumes there", "[core][stack]") {
+  Runtime rt{{.processors = 2}};
+  Where a, b, b_after;
+  int result = 0;
+  rt.run([&] {
+    Semaphore go{0, "go"};
+    auto ha = fork([&] { note(a, nullptr); });
+    auto hb = fork([&] {
+      note(b, nullptr);
+      go.acquire();  // blocks: the stack it started on is now its own, saved with it
+      note(b_after, nullptr);
+      return 42;
+    });
+    this_thread::yield();
+    go.release();
+    ha.join();
+    result = hb.join();
+  });
+  CHECK(result == 42);
+  INFO("locals at " << a.local << ", " << b.local << ", " << b_after.local);
+  CHECK(distance(b_after.local, b.local) < 4096);  // resumed on the stack it blocked on
 }
