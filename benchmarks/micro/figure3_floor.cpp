@@ -25,6 +25,7 @@
 #include <cstdio>
 #include <cstring>
 #include <deque>
+#include <functional>
 #include <mutex>
 #include <stdexcept>
 #include <thread>
@@ -82,54 +83,78 @@ struct Record {  // a fork's closure (part t of parts) and its state
   std::size_t part = 0;
   std::size_t parts = 0;
   std::atomic<int> state{kQueued};
+
+  void publish(std::size_t t, std::size_t n) noexcept {  // the fork
+    part = t;
+    parts = n;
+    state.store(kQueued, std::memory_order_release);
+  }
+  void run(Product& product) {  // unless the other side claimed it first
+    int queued = kQueued;
+    if (!state.compare_exchange_strong(queued, kClaimed, std::memory_order_acq_rel)) return;
+    product.part(part, parts);
+    state.store(kEnded, std::memory_order_release);
+  }
+  bool ended() const noexcept { return state.load(std::memory_order_acquire) == kEnded; }
 };
+
+// The other processor: an OS thread that calls `steal` over and over until it is destroyed.
+// Its owner declares it last, so that it stops before anything it uses is destroyed.
+class Thief {
+ public:
+  explicit Thief(std::function<void()> steal)
+      : thread_([this, steal = std::move(steal)] {
+          while (!stop_.load(std::memory_order_relaxed)) steal();
+        }) {}
+  ~Thief() {
+    stop_.store(true, std::memory_order_relaxed);
+    thread_.join();
+  }
+
+ private:
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+template <class F>
+double milliseconds(F&& f) {
+  const auto start = std::chrono::steady_clock::now();
+  f();
+  return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+}
 
 // The records' queue is a spinlocked deque, as a processor's ready queue is today.
 class DequeFloor {
  public:
-  DequeFloor(Product& product, bool steal_newest)
-      : product_(product), steal_newest_(steal_newest), thief_([this] { steal(); }) {}
-  ~DequeFloor() {
-    stop_.store(true, std::memory_order_relaxed);
-    thief_.join();
-  }
+  DequeFloor(Product& product, bool steal_newest) : product_(product), steal_newest_(steal_newest) {}
 
   // One product in `parts` (at most kMaxParts) records; milliseconds.
   double multiply(std::size_t parts) {
-    const auto start = std::chrono::steady_clock::now();
-    for (std::size_t t = 0; t < parts; ++t) {
-      Record& r = records_[t];
-      r.part = t;
-      r.parts = parts;
-      r.state.store(kQueued, std::memory_order_relaxed);
-      std::lock_guard hold(lock_);
-      queue_.push_back(&r);
-      size_.store(queue_.size(), std::memory_order_relaxed);
-    }
-    for (std::size_t t = 0; t < parts; ++t) {
-      Record& r = records_[t];
-      run(r);
-      while (r.state.load(std::memory_order_acquire) != kEnded) {
-        if (Record* other = pop_front()) {
-          run(*other);
-        } else {
-          __builtin_ia32_pause();
+    return milliseconds([&] {
+      for (std::size_t t = 0; t < parts; ++t) {
+        records_[t].publish(t, parts);
+        std::lock_guard hold(lock_);
+        queue_.push_back(&records_[t]);
+        size_.store(queue_.size(), std::memory_order_relaxed);
+      }
+      for (std::size_t t = 0; t < parts; ++t) {
+        Record& r = records_[t];
+        r.run(product_);
+        while (!r.ended()) {
+          if (Record* other = pop_front()) {
+            other->run(product_);
+          } else {
+            __builtin_ia32_pause();
+          }
         }
       }
-    }
-    std::lock_guard hold(lock_);  // records joined inline are still queued: drop them
-    queue_.clear();
-    size_.store(0, std::memory_order_relaxed);
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      std::lock_guard hold(lock_);  // records joined inline are still queued: drop them
+      queue_.clear();
+      size_.store(0, std::memory_order_relaxed);
+    });
   }
 
  private:
-  void run(Record& r) {  // unless the other side claimed it first
-    int queued = kQueued;
-    if (!r.state.compare_exchange_strong(queued, kClaimed, std::memory_order_acq_rel)) return;
-    product_.part(r.part, r.parts);
-    r.state.store(kEnded, std::memory_order_release);
-  }
   Record* pop_front() {
     if (size_.load(std::memory_order_relaxed) == 0) return nullptr;
     std::lock_guard hold(lock_);
@@ -140,28 +165,25 @@ class DequeFloor {
     return r;
   }
   void steal() {
-    std::vector<Record*> batch;
-    while (!stop_.load(std::memory_order_relaxed)) {
-      if (size_.load(std::memory_order_relaxed) == 0) {
-        __builtin_ia32_pause();
-        continue;
-      }
-      batch.clear();
-      {
-        std::lock_guard hold(lock_);
-        for (std::size_t k = (queue_.size() + 1) / 2; k > 0; --k) {
-          if (steal_newest_) {
-            batch.push_back(queue_.back());
-            queue_.pop_back();
-          } else {
-            batch.push_back(queue_.front());
-            queue_.pop_front();
-          }
-        }
-        size_.store(queue_.size(), std::memory_order_relaxed);
-      }
-      for (Record* r : batch) run(*r);
+    if (size_.load(std::memory_order_relaxed) == 0) {
+      __builtin_ia32_pause();
+      return;
     }
+    batch_.clear();
+    {
+      std::lock_guard hold(lock_);
+      for (std::size_t k = (queue_.size() + 1) / 2; k > 0; --k) {
+        if (steal_newest_) {
+          batch_.push_back(queue_.back());
+          queue_.pop_back();
+        } else {
+          batch_.push_back(queue_.front());
+          queue_.pop_front();
+        }
+      }
+      size_.store(queue_.size(), std::memory_order_relaxed);
+    }
+    for (Record* r : batch_) r->run(product_);
   }
 
   Product& product_;
@@ -170,8 +192,8 @@ class DequeFloor {
   TasLock lock_;
   std::deque<Record*> queue_;
   alignas(64) std::atomic<std::size_t> size_{0};
-  std::atomic<bool> stop_{false};
-  std::thread thief_;
+  std::vector<Record*> batch_;  // the thief's
+  Thief thief_{[this] { steal(); }};
 };
 
 // No lock at all: the records lie in an array in fork order. The forker publishes how many
@@ -180,74 +202,54 @@ class DequeFloor {
 // joiner does.
 class ArrayFloor {
  public:
-  explicit ArrayFloor(Product& product) : product_(product), thief_([this] { steal(); }) {}
-  ~ArrayFloor() {
-    stop_.store(true, std::memory_order_relaxed);
-    thief_.join();
-  }
+  explicit ArrayFloor(Product& product) : product_(product) {}
 
   double multiply(std::size_t parts) {
-    const auto start = std::chrono::steady_clock::now();
-    for (std::size_t t = 0; t < parts; ++t) {
-      Record& r = records_[t];
-      r.part = t;
-      r.parts = parts;
-      r.state.store(kQueued, std::memory_order_release);
-      count_.store(t + 1, std::memory_order_release);
-    }
-    for (std::size_t t = 0; t < parts; ++t) {
-      front_.store(t, std::memory_order_relaxed);
-      Record& r = records_[t];
-      run(r);
-      for (std::size_t k = t + 1; r.state.load(std::memory_order_acquire) != kEnded;) {
-        if (k < parts) {
-          run(records_[k++]);
-        } else {
-          __builtin_ia32_pause();
+    return milliseconds([&] {
+      for (std::size_t t = 0; t < parts; ++t) {
+        records_[t].publish(t, parts);
+        count_.store(t + 1, std::memory_order_release);
+      }
+      for (std::size_t t = 0; t < parts; ++t) {
+        front_.store(t, std::memory_order_relaxed);
+        Record& r = records_[t];
+        r.run(product_);
+        for (std::size_t k = t + 1; !r.ended();) {
+          if (k < parts) {
+            records_[k++].run(product_);
+          } else {
+            __builtin_ia32_pause();
+          }
         }
       }
-    }
-    front_.store(0, std::memory_order_relaxed);
-    count_.store(0, std::memory_order_relaxed);
-    product_number_.fetch_add(1, std::memory_order_release);
-    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
+      front_.store(0, std::memory_order_relaxed);
+      count_.store(0, std::memory_order_relaxed);
+      product_number_.fetch_add(1, std::memory_order_release);
+    });
   }
 
  private:
-  void run(Record& r) {
-    int queued = kQueued;
-    if (!r.state.compare_exchange_strong(queued, kClaimed, std::memory_order_acq_rel)) return;
-    product_.part(r.part, r.parts);
-    r.state.store(kEnded, std::memory_order_release);
-  }
   // A record the thief claims was published (its state set to queued after its fields), so a
   // stale view of the indices costs only failed claims.
   void steal() {
-    std::size_t lo = 0, hi = 0;  // the span of indices looked at in this product
-    std::uint64_t seen = 0;
-    while (!stop_.load(std::memory_order_relaxed)) {
-      if (const std::uint64_t n = product_number_.load(std::memory_order_acquire); n != seen) {
-        seen = n;
-        lo = hi = 0;
-      }
-      const std::size_t count = count_.load(std::memory_order_acquire);
-      const std::size_t front = front_.load(std::memory_order_relaxed);
-      std::size_t from = 0, to = 0;
-      if (count > hi && count > front) {  // new records: the newer half of them
-        from = lo == hi ? front + (count - front) / 2 : hi + (count - hi) / 2;
-        if (lo == hi) lo = from;
-        to = hi = count;
-      } else if (lo > front + 1) {  // the forker is done: the newer half of what lies below
-        from = front + (lo - front + 1) / 2;
-        to = lo;
-        lo = from;
-      }
-      if (from == to) {
-        __builtin_ia32_pause();
-        continue;
-      }
-      for (std::size_t i = from; i < to; ++i) run(records_[i]);
+    if (const std::uint64_t n = product_number_.load(std::memory_order_acquire); n != seen_) {
+      seen_ = n;
+      lo_ = hi_ = 0;
     }
+    const std::size_t count = count_.load(std::memory_order_acquire);
+    const std::size_t front = front_.load(std::memory_order_relaxed);
+    std::size_t from = 0, to = 0;
+    if (count > hi_ && count > front) {  // new records: the newer half of them
+      from = lo_ == hi_ ? front + (count - front) / 2 : hi_ + (count - hi_) / 2;
+      if (lo_ == hi_) lo_ = from;
+      to = hi_ = count;
+    } else if (lo_ > front + 1) {  // the forker is done: the newer half of what lies below
+      from = front + (lo_ - front + 1) / 2;
+      to = lo_;
+      lo_ = from;
+    }
+    if (from == to) __builtin_ia32_pause();
+    for (std::size_t i = from; i < to; ++i) records_[i].run(product_);
   }
 
   Product& product_;
@@ -255,8 +257,9 @@ class ArrayFloor {
   alignas(64) std::atomic<std::size_t> count_{0};
   alignas(64) std::atomic<std::size_t> front_{0};
   alignas(64) std::atomic<std::uint64_t> product_number_{0};
-  std::atomic<bool> stop_{false};
-  std::thread thief_;
+  std::size_t lo_ = 0, hi_ = 0;  // the thief's: the span of indices looked at in this product
+  std::uint64_t seen_ = 0;       // the thief's: the product those are of
+  Thief thief_{[this] { steal(); }};
 };
 
 // Least and median of `products` products in 2 parts and in 40,000, and the medians' ratio.

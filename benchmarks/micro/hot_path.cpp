@@ -92,21 +92,13 @@ bool run(const std::string& op, std::uint64_t n, std::size_t processors) {
     other.join();
   } else if (op == "fork-join") {
     for (std::uint64_t i = 0; i < n; ++i) presto::fork([] {}).join();
-  } else if (op == "batch") {
+  } else if (op == "batch" || op == "batch-dispatched") {
     std::vector<double> out(10'000);
     for (std::uint64_t b = 0; b < n / out.size(); ++b) {
       std::vector<presto::JoinHandle<void>> threads;
       threads.reserve(out.size());
       for (std::size_t i = 0; i < out.size(); ++i) threads.push_back(presto::fork([&out, i] { out[i] = static_cast<double>(i); }));
-      for (auto& t : threads) t.join();
-    }
-  } else if (op == "batch-dispatched") {
-    std::vector<double> out(10'000);
-    for (std::uint64_t b = 0; b < n / out.size(); ++b) {
-      std::vector<presto::JoinHandle<void>> threads;
-      threads.reserve(out.size());
-      for (std::size_t i = 0; i < out.size(); ++i) threads.push_back(presto::fork([&out, i] { out[i] = static_cast<double>(i); }));
-      presto::this_thread::yield();
+      if (op == "batch-dispatched") presto::this_thread::yield();
       for (auto& t : threads) t.join();
     }
   } else if (op == "skynet") {
