@@ -341,18 +341,18 @@ void Dispatch::block(Thread& self, SynchroObject& so) {
 
 Thread& Dispatch::finish(Thread& self) noexcept {
   Processor& p = *self.processor_;
-  RuntimeImpl& r = impl_of(p);
+  retire(p, self);  // from here on, `self` may belong to someone else; its stack is p.dead_stack_
+  enter(p);
+  Thread* next = next_or_stop(p);
   // A stack from the cache, whose frames below the body's unwind normally from here, may go
   // straight to a thread that has never run and wants such a stack (it would take one from the
   // cache): that thread starts here, on this stack, without a switch (thread_entry's loop).
   // Saved: a switch, a context's making and unmaking, and the cache's take and keep; the stack
   // stays warm. A thread that ran before, or one that wants a stack of its own size, gets the
   // switch, as does every thread while dispatches are logged.
-  const bool passable = self.stack_.guarded && self.stack_.size == r.stack_reserve && !r.debug_logging;
-  retire(p, self);  // from here on, `self` may belong to someone else
-  enter(p);
-  Thread* next = next_or_stop(p);
-  if (passable && next != nullptr && next->context_.fctx == nullptr && next->stack_size_ == 0) [[likely]] {
+  const RuntimeImpl& r = impl_of(p);
+  if (next != nullptr && next->context_.fctx == nullptr && next->stack_size_ == 0 && p.dead_stack_.guarded &&
+      p.dead_stack_.size == r.stack_reserve && !r.debug_logging) [[likely]] {
     next->stack_ = std::exchange(p.dead_stack_, Stack{});
     next->context_ = std::exchange(p.dead_context_, ExecutionContext{});  // this context, running
     next->preempt_disabled_ = 0;
