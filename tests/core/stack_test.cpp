@@ -166,7 +166,7 @@ TEST_CASE("a thread that asked for its own stack size gets its own stack, and th
   INFO("locals at " << a.local << ", " << big.local << ", " << b.local);
   CHECK(distance(big.local, a.local) > 64 * 1024);
   CHECK(touched == kUsed / 4096 + (kUsed % 4096 != 0 ? 1 : 0));
-  CHECK(b.local != 0);
+  CHECK(b.local == a.local);  // a's stack, cached when big took the processor, at the same frame
 }
 
 TEST_CASE("a thread started on its predecessor's stack can block, and resumes there", "[core][stack]") {
