@@ -99,7 +99,8 @@ def run(cmd, **kw):
 # ---------------------------------------------------------------- running
 
 def build_suite(build_dir):
-    run(["ninja", "-C", build_dir, "benchmarks/presto_bench", "benchmarks/sharing_job"], stdout=sys.stderr)
+    run(["ninja", "-C", build_dir, "benchmarks/presto_bench", "benchmarks/sharing_job", "benchmarks/figure3_floor"],
+        stdout=sys.stderr)
     if shutil.which("pkg-config") and subprocess.run(["pkg-config", "--exists", "ck"]).returncode == 0:
         run(["ninja", "-C", build_dir, "benchmarks/spinlocks"], stdout=sys.stderr)  # needs Concurrency Kit
     # PSIM's PHOLD targets; optional like the apps: a build without it skips them (run_phold says so).
@@ -173,6 +174,37 @@ def run_phold(args, build_dir, out_dir):
         for rec in ratios:
             f.write(json.dumps(rec) + "\n")
     return ratios
+
+
+def run_floor(args, build_dir, out_dir):
+    """Runs benchmarks/figure3_floor (Figure 3's product as 40,000 bare records, no threads: what any
+    design could reach on this machine); appends its rows to results.jsonl and returns them."""
+    exe = os.path.join(build_dir, "benchmarks", "figure3_floor")
+    if not os.path.exists(exe):
+        log("benchmarks/figure3_floor not built: Figure 3's floor is skipped")
+        return []
+    out = run([exe] + (["--quick"] if args.quick else []), stdout=subprocess.PIPE).stdout
+    sys.stdout.write(out)
+    rows = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+    with open(os.path.join(out_dir, "results.jsonl"), "a") as f:
+        for rec in rows:
+            f.write(json.dumps(rec) + "\n")
+    return rows
+
+
+def floor_table(floor, ratios):
+    """Figure 3's 2-processor targets beside the floor's rows, each as medians: 2 parts, 40,000, ratio."""
+    rows = ["| how 40,000 elements run, 2 processors | 2 parts | 40,000 parts | ratio (target ≤ 1.15×) |",
+            "|---|---|---|---|"]
+    for r in ratios:
+        if r["ratio"].startswith("Fig. 3") and r["ratio"].endswith("/ 2 threads"):
+            kernel = "tight kernel" if "tight" in r["ratio"] else "paper's kernel"
+            rows.append(f"| PRESTO threads, {kernel} (the target above) | {fmt_quantity(r['baseline'], r['unit'])} | "
+                        f"{fmt_quantity(r['presto'], r['unit'])} | {r['value']:.3g}× |")
+    for f in floor:
+        rows.append(f"| bare records, paper's kernel: {f['floor']} | {f['median_ms'][0]:.3g} ms | "
+                    f"{f['median_ms'][1]:.3g} ms | {f['ratio']:.3g}× |")
+    return "\n".join(rows)
 
 
 def run_spinlocks(args, build_dir, out_dir):
@@ -672,13 +704,19 @@ def machine():
     return f"{cpu}, {os.cpu_count()} hardware threads{mem}, Linux {platform.release()}"
 
 
-def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=(), sharing="", echo_ms=()):
+def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=(), sharing="", echo_ms=(), floor=()):
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts = [f"Measured {when} on {machine()}" + (" (--quick: reduced counts)" if quick else "") + "."
              + (f" {note}" if note else ""), "",
-             "### Targets (PRESTO beside each peer, same run)", "", ratio_table(ratios), "",
-             "### Every measurement (median of the repetitions ± spread = (max − min) / median)", "",
-             comparison_table(ms), "", "### Plots", ""]
+             "### Targets (PRESTO beside each peer, same run)", "", ratio_table(ratios), ""]
+    if floor:
+        parts += ["### Figure 3's floor on this machine (same run)", "",
+                  "`benchmarks/figure3_floor` computes Figure 3's product as 40,000 bare records with no threads: "
+                  "a fork writes a record, the joiner calls a still-queued one, and a second OS thread steals and "
+                  "calls the rest (docs/design/lazy-forks.md). Its best ratio is about as low as any runtime "
+                  "that forks 40,000 pieces of work can go here; medians.", "", floor_table(floor, ratios), ""]
+    parts += ["### Every measurement (median of the repetitions ± spread = (max − min) / median)", "",
+              comparison_table(ms), "", "### Plots", ""]
     for name, caption in made:
         parts += [f"![{caption}]({plot_rel}/{name})", "", f"*{caption}*", ""]
     if app_ms:
@@ -754,6 +792,7 @@ def main():
         for rec in app_ms:
             f.write(json.dumps(rec) + "\n")
     spin_ms, spin_notes = run_spinlocks(args, build_dir, out_dir)
+    floor = run_floor(args, build_dir, out_dir)
     sharing = run_sharing(args, build_dir, out_dir)
     echo_ms = [] if args.no_echo else echo_bench.run_echo(args.quick, args.processors, build_dir,
                                                                  ninja=not args.no_build)
@@ -769,7 +808,7 @@ def main():
             "Spinning and blocking: " + "; ".join(
             n for n in spin_notes if "prediction" in n) + "."
     plot_rel = "benchmarks" if full else "plots"
-    section = report(ms, ratios, made, plot_rel, args.quick, args.note, app_ms, procsched_ms, sharing, echo_ms)
+    section = report(ms, ratios, made, plot_rel, args.quick, args.note, app_ms, procsched_ms, sharing, echo_ms, floor)
     with open(os.path.join(out_dir, "table.md"), "w") as f:
         f.write(section + "\n")
     if full:

@@ -14,7 +14,8 @@
 // The kernel is presto_bench's matmul200 (the paper's): each part computes its elements of
 // C = A x B, 200 x 200, as dot products with B transposed. Prints, for each queue, the least
 // and the median of 31 products with 2 parts and with 40,000 (one per element), each product
-// checked, and the medians' ratio: Figure 3's target is <= 1.15x.
+// checked, and the medians' ratio: Figure 3's target is <= 1.15x. Each row is printed twice:
+// as a table row, and as a JSON line that benchmarks/run.py reads.
 //
 // Usage: figure3_floor [--quick]  (--quick: 5 products a point, for CI's smoke run)
 
@@ -282,6 +283,9 @@ void measure(const char* what, Floor& floor, Product& product, double expected, 
   }
   std::printf("%-28s %10.2f / %6.2f ms %14.2f / %6.2f ms %7.2fx\n", what, least[0], median[0], least[1], median[1],
               median[1] / median[0]);
+  // The same row for benchmarks/run.py, which prints it beside Figure 3's target.
+  std::printf("{\"floor\":\"%s\",\"least_ms\":[%.3f,%.3f],\"median_ms\":[%.3f,%.3f],\"ratio\":%.3f}\n", what,
+              least[0], least[1], median[0], median[1], median[1] / median[0]);
 }
 
 }  // namespace
