@@ -16,14 +16,20 @@
 // and the median of 31 products with 2 parts and with 40,000 (one per element), each product
 // checked, and the medians' ratio: Figure 3's target is <= 1.15x. Each row is printed twice:
 // as a table row, and as a JSON line that benchmarks/run.py reads.
+// A record takes one cache line. --record-bytes 192 or 448 makes it as large as three lines or
+// as a thread's control block today (7 lines), each line written at the fork and at the run:
+// what the size of a fork's state costs, apart from the instructions that handle it.
 //
-// Usage: figure3_floor [--quick]  (--quick: 5 products a point, for CI's smoke run)
+// Usage: figure3_floor [--quick] [--record-bytes 64|192|448]
+//   (--quick: 5 products a point, for CI's smoke run; the default record is 64 bytes)
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <deque>
 #include <functional>
@@ -80,23 +86,39 @@ class TasLock {
 
 enum : int { kQueued, kClaimed, kEnded };
 
-struct Record {  // a fork's closure (part t of parts) and its state
+// A fork's closure (part t of parts) and its state, in a record of `Bytes` bytes. Beyond the
+// first line, the record stands for a thread's control block: each further line is written at
+// the fork and at the run, and the join reads the last one and the middle one.
+template <std::size_t Bytes>
+struct alignas(64) Record {
+  static_assert(Bytes % 64 == 0 && Bytes >= 64);
   std::size_t part = 0;
   std::size_t parts = 0;
   std::atomic<int> state{kQueued};
+  std::array<unsigned char, Bytes - 64> rest{};
 
   void publish(std::size_t t, std::size_t n) noexcept {  // the fork
     part = t;
     parts = n;
+    for (std::size_t l = 0; l < rest.size(); l += 64) rest[l] = static_cast<unsigned char>(t);
     state.store(kQueued, std::memory_order_release);
   }
   void run(Product& product) {  // unless the other side claimed it first
     int queued = kQueued;
     if (!state.compare_exchange_strong(queued, kClaimed, std::memory_order_acq_rel)) return;
+    for (std::size_t l = 0; l < rest.size(); l += 64) ++rest[l];
     product.part(part, parts);
     state.store(kEnded, std::memory_order_release);
   }
-  bool ended() const noexcept { return state.load(std::memory_order_acquire) == kEnded; }
+  bool ended() const noexcept {
+    if (state.load(std::memory_order_acquire) != kEnded) return false;
+    if constexpr (Bytes > 64) {
+      const volatile unsigned char* line = rest.data();
+      const unsigned char read = static_cast<unsigned char>(line[rest.size() / 2] + line[rest.size() - 1]);
+      asm volatile("" : : "r"(read));
+    }
+    return true;
+  }
 };
 
 // The other processor: an OS thread that calls `steal` over and over until it is destroyed.
@@ -125,6 +147,7 @@ double milliseconds(F&& f) {
 }
 
 // The records' queue is a spinlocked deque, as a processor's ready queue is today.
+template <std::size_t Bytes>
 class DequeFloor {
  public:
   DequeFloor(Product& product, bool steal_newest) : product_(product), steal_newest_(steal_newest) {}
@@ -139,10 +162,10 @@ class DequeFloor {
         size_.store(queue_.size(), std::memory_order_relaxed);
       }
       for (std::size_t t = 0; t < parts; ++t) {
-        Record& r = records_[t];
+        Record<Bytes>& r = records_[t];
         r.run(product_);
         while (!r.ended()) {
-          if (Record* other = pop_front()) {
+          if (Record<Bytes>* other = pop_front()) {
             other->run(product_);
           } else {
             __builtin_ia32_pause();
@@ -156,11 +179,11 @@ class DequeFloor {
   }
 
  private:
-  Record* pop_front() {
+  Record<Bytes>* pop_front() {
     if (size_.load(std::memory_order_relaxed) == 0) return nullptr;
     std::lock_guard hold(lock_);
     if (queue_.empty()) return nullptr;
-    Record* r = queue_.front();
+    Record<Bytes>* r = queue_.front();
     queue_.pop_front();
     size_.store(queue_.size(), std::memory_order_relaxed);
     return r;
@@ -184,16 +207,16 @@ class DequeFloor {
       }
       size_.store(queue_.size(), std::memory_order_relaxed);
     }
-    for (Record* r : batch_) r->run(product_);
+    for (Record<Bytes>* r : batch_) r->run(product_);
   }
 
   Product& product_;
   const bool steal_newest_;
-  std::vector<Record> records_ = std::vector<Record>(kMaxParts);
+  std::vector<Record<Bytes>> records_ = std::vector<Record<Bytes>>(kMaxParts);
   TasLock lock_;
-  std::deque<Record*> queue_;
+  std::deque<Record<Bytes>*> queue_;
   alignas(64) std::atomic<std::size_t> size_{0};
-  std::vector<Record*> batch_;  // the thief's
+  std::vector<Record<Bytes>*> batch_;  // the thief's
   Thief thief_{[this] { steal(); }};
 };
 
@@ -201,6 +224,7 @@ class DequeFloor {
 // there are, the joiner how far it has got. The thief takes the newer half of the records it
 // has not looked at, a run of indices at a time, and claims each by its state word, as the
 // joiner does.
+template <std::size_t Bytes>
 class ArrayFloor {
  public:
   explicit ArrayFloor(Product& product) : product_(product) {}
@@ -213,7 +237,7 @@ class ArrayFloor {
       }
       for (std::size_t t = 0; t < parts; ++t) {
         front_.store(t, std::memory_order_relaxed);
-        Record& r = records_[t];
+        Record<Bytes>& r = records_[t];
         r.run(product_);
         for (std::size_t k = t + 1; !r.ended();) {
           if (k < parts) {
@@ -254,7 +278,7 @@ class ArrayFloor {
   }
 
   Product& product_;
-  std::vector<Record> records_ = std::vector<Record>(kMaxParts);
+  std::vector<Record<Bytes>> records_ = std::vector<Record<Bytes>>(kMaxParts);
   alignas(64) std::atomic<std::size_t> count_{0};
   alignas(64) std::atomic<std::size_t> front_{0};
   alignas(64) std::atomic<std::uint64_t> product_number_{0};
@@ -265,7 +289,7 @@ class ArrayFloor {
 
 // Least and median of `products` products in 2 parts and in 40,000, and the medians' ratio.
 template <class Floor>
-void measure(const char* what, Floor& floor, Product& product, double expected, int products) {
+void measure(const char* what, std::size_t bytes, Floor& floor, Product& product, double expected, int products) {
   double median[2] = {0, 0};
   double least[2] = {0, 0};
   int point = 0;
@@ -284,32 +308,52 @@ void measure(const char* what, Floor& floor, Product& product, double expected, 
   std::printf("%-28s %10.2f / %6.2f ms %14.2f / %6.2f ms %7.2fx\n", what, least[0], median[0], least[1], median[1],
               median[1] / median[0]);
   // The same row for benchmarks/run.py, which prints it beside Figure 3's target.
-  std::printf("{\"floor\":\"%s\",\"least_ms\":[%.3f,%.3f],\"median_ms\":[%.3f,%.3f],\"ratio\":%.3f}\n", what,
-              least[0], least[1], median[0], median[1], median[1] / median[0]);
+  std::printf("{\"floor\":\"%s\",\"record_bytes\":%zu,\"least_ms\":[%.3f,%.3f],\"median_ms\":[%.3f,%.3f],"
+              "\"ratio\":%.3f}\n",
+              what, bytes, least[0], least[1], median[0], median[1], median[1] / median[0]);
+}
+
+template <std::size_t Bytes>
+void measure_all(int products) {
+  Product product;
+  product.part(0, 1);
+  const double expected = product.checksum();
+  std::printf("%zu-byte records\n", Bytes);
+  std::printf("%-28s %22s %26s %8s\n", "records' queue, thief takes", "2 parts: least/median",
+              "40,000 parts: least/median", "ratio");
+  {
+    DequeFloor<Bytes> oldest{product, false};
+    measure("deque, the oldest half", Bytes, oldest, product, expected, products);
+  }
+  {
+    DequeFloor<Bytes> newest{product, true};
+    measure("deque, the newest half", Bytes, newest, product, expected, products);
+  }
+  ArrayFloor<Bytes> array{product};
+  measure("array, no lock, newer half", Bytes, array, product, expected, products);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
-  if (argc > 1 && !quick) {
-    std::fprintf(stderr, "usage: figure3_floor [--quick]\n");
+  bool quick = false;
+  std::size_t bytes = 64;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      quick = true;
+    } else if (std::strcmp(argv[i], "--record-bytes") == 0 && i + 1 < argc) {
+      bytes = std::strtoul(argv[++i], nullptr, 10);
+    } else {
+      bytes = 0;
+      break;
+    }
+  }
+  if (bytes != 64 && bytes != 192 && bytes != 448) {
+    std::fprintf(stderr, "usage: figure3_floor [--quick] [--record-bytes 64|192|448]\n");
     return 2;
   }
   const int products = quick ? 5 : 31;
-  Product product;
-  product.part(0, 1);
-  const double expected = product.checksum();
-  std::printf("%-28s %22s %26s %8s\n", "records' queue, thief takes", "2 parts: least/median", "40,000 parts: least/median",
-              "ratio");
-  {
-    DequeFloor oldest{product, false};
-    measure("deque, the oldest half", oldest, product, expected, products);
-  }
-  {
-    DequeFloor newest{product, true};
-    measure("deque, the newest half", newest, product, expected, products);
-  }
-  ArrayFloor array{product};
-  measure("array, no lock, newer half", array, product, expected, products);
+  if (bytes == 64) measure_all<64>(products);
+  if (bytes == 192) measure_all<192>(products);
+  if (bytes == 448) measure_all<448>(products);
 }
