@@ -85,7 +85,10 @@ class Registry {
   Chunk* tail_ = nullptr;              // the owner's
   std::size_t capacity_ = 0;           // the owner's: slots in all chunks
   std::vector<Slot*> free_;            // the owner's: empty slots; capacity_ reserved
-  std::atomic<unsigned> readers_{0};
+  // Read by every remover, on other processors too: a line of its own, apart from the owner's
+  // fields above, which each add writes (sharing theirs cost a processor that ends threads
+  // forked on another two transfers of the line a thread).
+  alignas(64) std::atomic<unsigned> readers_{0};
   RawSpinlock shared_lock_;  // add_shared's
 };
 
