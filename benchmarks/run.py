@@ -159,6 +159,13 @@ def run_suite(args, build_dir, out_dir):
     return measurements, ratios
 
 
+def append_results(out_dir, recs):
+    """Appends JSON records to results.jsonl, which run_suite started."""
+    with open(os.path.join(out_dir, "results.jsonl"), "a") as f:
+        for rec in recs:
+            f.write(json.dumps(rec) + "\n")
+
+
 def run_phold(args, build_dir, out_dir):
     """Runs benchmarks/psim_phold --no-sweep (PSIM's PHOLD on 1 and 2 processors beside PSIM's
     sequential simulator, in the same run); appends its ratio lines (the PSIM PHOLD targets) to
@@ -170,9 +177,7 @@ def run_phold(args, build_dir, out_dir):
     out = run([exe, "--no-sweep"] + (["--quick"] if args.quick else []), stdout=subprocess.PIPE).stdout
     sys.stdout.write(out)
     ratios = [rec for rec in (json.loads(l) for l in out.splitlines() if l.startswith("{")) if "ratio" in rec]
-    with open(os.path.join(out_dir, "results.jsonl"), "a") as f:
-        for rec in ratios:
-            f.write(json.dumps(rec) + "\n")
+    append_results(out_dir, ratios)
     return ratios
 
 
@@ -186,9 +191,7 @@ def run_floor(args, build_dir, out_dir):
     out = run([exe] + (["--quick"] if args.quick else []), stdout=subprocess.PIPE).stdout
     sys.stdout.write(out)
     rows = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
-    with open(os.path.join(out_dir, "results.jsonl"), "a") as f:
-        for rec in rows:
-            f.write(json.dumps(rec) + "\n")
+    append_results(out_dir, rows)
     return rows
 
 
@@ -788,17 +791,13 @@ def main():
     ratios += run_phold(args, build_dir, out_dir)
     app_ms = run_apps(args, build_dir, built)
     procsched_ms = run_procsched(args, build_dir, out_dir)
-    with open(os.path.join(out_dir, "results.jsonl"), "a") as f:
-        for rec in app_ms:
-            f.write(json.dumps(rec) + "\n")
+    append_results(out_dir, app_ms)
     spin_ms, spin_notes = run_spinlocks(args, build_dir, out_dir)
     floor = run_floor(args, build_dir, out_dir)
     sharing = run_sharing(args, build_dir, out_dir)
     echo_ms = [] if args.no_echo else echo_bench.run_echo(args.quick, args.processors, build_dir,
                                                                  ninja=not args.no_build)
-    with open(os.path.join(out_dir, "results.jsonl"), "a") as f:
-        for rec in echo_ms:
-            f.write(json.dumps(rec) + "\n")
+    append_results(out_dir, echo_ms)
     full = not args.quick and args.out is None
     plot_dir = os.path.join(ROOT, "docs", "benchmarks") if full else os.path.join(out_dir, "plots")
     made = plots(ms, plot_dir) + spinlock_plots(spin_ms, plot_dir) + procsched_plots(procsched_ms, plot_dir)
