@@ -541,17 +541,34 @@ bool Dispatch::end_thread(Processor& p, Thread& t, const Thread* running_joiner)
   const bool holds_locks = t.locks_held_ != 0;
   if (holds_locks) [[unlikely]] r.finished_holding_locks(t);
 
-  t.spin_lock();
-  t.set_state(ThreadState::terminated);
-  Thread* joiner = t.recall();
-  const bool unjoinable = t.forked_ && !t.handle_attached_;
-  std::exception_ptr orphan = unjoinable ? t.exception_ : nullptr;
   const bool failed_main = is_main && t.exception_ != nullptr;
+  const bool forked = t.forked_;
+  t.set_state(ThreadState::terminated);
+  // The end is published by setting kEnded in t's end word. Nobody waits (the common case): one
+  // compare-exchange on a line this processor holds, and no spinlock. A joiner that waits, or
+  // may, set kJoinerWaits under the spinlock: then under the spinlock too, to take it back.
+  // Every other writer of the word holds the spinlock, so there a plain store will do.
+  std::uint32_t word = t.end_.load(std::memory_order_relaxed);
+  bool locked = false;
+  for (;;) {
+    if (running_joiner != nullptr || (word & Thread::kJoinerWaits) != 0) {
+      t.spin_lock();
+      locked = true;
+      word = t.end_.load(std::memory_order_relaxed);
+      t.end_.store(word | Thread::kEnded, std::memory_order_release);
+      break;
+    }
+    if (t.end_.compare_exchange_weak(word, word | Thread::kEnded, std::memory_order_acq_rel, std::memory_order_relaxed)) break;
+  }
+  // Unless t was forked and its handle is gone (kDetached, then t is ours), from here on a
+  // joiner (or the owner of a user thread) may reuse or destroy t once the spinlock is free.
+  const bool unjoinable = forked && (word & Thread::kDetached) != 0;
+  std::exception_ptr orphan = unjoinable ? t.exception_ : nullptr;
+  Thread* joiner = locked ? t.recall() : nullptr;
   // Run inline, t's only waiter is its joiner, t is joinable and not main: nothing is left to
   // do but the joiner's check of the end, under the lock it keeps (one exchange fewer a join).
   if (running_joiner != nullptr && joiner == running_joiner && !unjoinable && !failed_main) return true;
-  t.spin_unlock();
-  // From here on a joiner (or the owner of a user thread) may reuse or destroy t.
+  if (locked) t.spin_unlock();
 
   if (joiner != nullptr && joiner != running_joiner) joiner->wakeup(t);
   if (failed_main) r.request_stop(nullptr);

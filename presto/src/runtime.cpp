@@ -136,7 +136,6 @@ Runtime* Runtime::current() noexcept {
 Thread& Runtime::make_thread(ThreadAttributes* attributes) { return impl_->make_thread(attributes); }
 
 void Runtime::unmake_thread(Thread& t) noexcept {
-  t.handle_attached_ = false;
   t.forked_ = true;
   delete &t;
 }

@@ -286,7 +286,6 @@ Thread& RuntimeImpl::make_thread(ThreadAttributes* given) {
     threads_created.fetch_add(1, std::memory_order_relaxed);
   }
   t->forked_ = true;
-  t->handle_attached_ = true;
   return *t;
 }
 
@@ -345,14 +344,14 @@ void RuntimeImpl::finished_holding_locks(Thread& t) noexcept {
 }
 
 void RuntimeImpl::release_handle(Thread& t) noexcept {
+  // Under the spinlock, so that an end or an abandonment that took it is over before the
+  // thread is seen finished.
   t.spin_lock();
-  t.handle_attached_ = false;
-  const ThreadState s = t.state();
-  const bool finished = s == ThreadState::terminated || s == ThreadState::abandoned;
-  // A finished thread's registry_ was last written before its spinlock section (retire), so it
-  // is read here, under the spinlock, only once the thread is seen finished.
+  const bool finished = (t.end_.fetch_or(Thread::kDetached, std::memory_order_acq_rel) & Thread::kEnded) != 0;
+  // A finished thread's registry_ was last written before its end word's kEnded, so it is
+  // read here only once the thread is seen finished.
   const bool kept = finished && t.registry_ == &retained;  // kept until the runtime dies
-  std::exception_ptr orphan = s == ThreadState::terminated ? t.exception_ : nullptr;
+  std::exception_ptr orphan = finished && t.state() == ThreadState::terminated ? t.exception_ : nullptr;
   t.spin_unlock();
   if (!finished || kept) return;  // an unfinished thread recycles itself when it finishes
   if (orphan) note_orphan_exception(t, orphan);
@@ -360,9 +359,8 @@ void RuntimeImpl::release_handle(Thread& t) noexcept {
 }
 
 void RuntimeImpl::release_joined(Thread& t) noexcept {
-  // The join saw t terminated under its spinlock, after Dispatch::end_thread's last access, and
-  // took its exception: nothing about t can change any more.
-  t.handle_attached_ = false;
+  // The join saw t's end (kEnded), set by Dispatch::end_thread's last access, and took its
+  // exception: nothing about t can change any more.
   if (t.registry_ != &retained) recycle(t);  // else kept until the runtime dies
 }
 
@@ -746,7 +744,8 @@ void RuntimeImpl::abandon_survivors() {
     t->waiting_on_ = nullptr;
     t->spin_lock();
     t->set_state(ThreadState::abandoned);
-    const bool free_it = t->forked_ && !t->handle_attached_;
+    const std::uint32_t end = t->end_.fetch_or(Thread::kEnded, std::memory_order_acq_rel);  // no end to wait for
+    const bool free_it = t->forked_ && (end & Thread::kDetached) != 0;
     // Its handle may be lost with an abandoned stack: freed with the runtime. Registered before
     // the spinlock is released, so that a handle released meanwhile sees it kept.
     if (!free_it && t->forked_) retained.add_shared(*t);

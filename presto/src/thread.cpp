@@ -11,6 +11,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <presto/detail/cpu.hpp>
 #include <presto/processor.hpp>
 #include <presto/runtime.hpp>
 #include <presto/thread_local.hpp>
@@ -58,9 +59,13 @@ Thread::~Thread() noexcept(false) {
     std::fputs(message.c_str(), stderr);
     std::abort();
   }
-  // The runtime's last access to a finished thread is under this spinlock: wait for it.
+  // The runtime's last access to a finished thread is its end word's kEnded, or under this
+  // spinlock: wait for both.
   spin_lock();
   spin_unlock();
+  if (s == ThreadState::terminated) {
+    while ((end_.load(std::memory_order_acquire) & kEnded) == 0) detail::relax_cpu();
+  }
   destroy_locals();
   if (!forked_ && exception_ && !joined_ && s == ThreadState::terminated) {
     std::string message = "presto: " + describe() + " was destroyed without being joined; its exception is lost: " +
@@ -113,6 +118,7 @@ void Thread::reset_run_state() noexcept {
   id_ = 0;
   runtime_ = nullptr;
   waiting_on_ = nullptr;
+  end_.store(0, std::memory_order_relaxed);
   deferred_wake_ = nullptr;
   joined_ = false;
   timed_out_ = false;
@@ -174,14 +180,23 @@ void Thread::await_termination() {
   // A join may wait without sleeping (the child runs inline): wake the waiter we signalled now,
   // as a sleep would, so that it is seen waiting for the monitor it needs.
   if (me.deferred_wake_ != nullptr) [[unlikely]] me.wake_deferred();
+  if ((end_.load(std::memory_order_acquire) & kEnded) != 0) [[likely]] {  // over: no lock needed
+    if (const char* why = join_obstacle(state())) {
+      spin_lock();
+      join_failed(me, why);
+    }
+    return;
+  }
   spin_lock();
   ThreadState s = state();
   if (const char* why = join_obstacle(s)) join_failed(me, why);
-  if (s != ThreadState::terminated) {
+  if ((end_.load(std::memory_order_acquire) & kEnded) == 0) {  // acquire: else the result is read next
     if (has_waiters()) join_failed(me, "it is already being joined by another thread");
     if (s != ThreadState::ready || !detail::Dispatch::join_inline(me, *this)) {
-      block();
-      spin_lock();
+      if ((end_.fetch_or(kJoinerWaits, std::memory_order_acq_rel) & kEnded) == 0) {
+        block();
+        spin_lock();
+      }
     }
     s = state();
     if (s == ThreadState::abandoned) join_failed(me, "it was abandoned when its run ended");
@@ -197,7 +212,7 @@ void Thread::await_termination(const StopToken& token) {
   for (;;) {
     const ThreadState s = state();
     if (const char* why = join_obstacle(s)) join_failed(me, why);
-    if (s == ThreadState::terminated) break;
+    if ((end_.fetch_or(kJoinerWaits, std::memory_order_acq_rel) & kEnded) != 0) break;
     if (has_waiters()) join_failed(me, "it is already being joined by another thread");
     if (waiting.block() == WaitStatus::cancelled) waiting.throw_cancelled("join");
     spin_lock();

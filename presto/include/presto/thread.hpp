@@ -225,6 +225,10 @@ class Thread : public SynchroObject {
   static constexpr std::size_t kNoTimer = static_cast<std::size_t>(-1);
   static constexpr Clock::rep kNone = std::numeric_limits<Clock::rep>::max();  // no deadline
   static constexpr std::size_t kAnyProcessor = static_cast<std::size_t>(-1);
+  // Bits of end_ (see there).
+  static constexpr std::uint32_t kEnded = 1;        // the runtime is done with the thread
+  static constexpr std::uint32_t kJoinerWaits = 2;  // a joiner sleeps, or may, on this thread
+  static constexpr std::uint32_t kDetached = 4;     // forked: its handle is gone (detached or dropped)
 
   void set_scheduling(const ThreadAttributes& attributes);
   // reinitialize({}) for a control block of class Thread itself, without the attributes' copy.
@@ -278,7 +282,13 @@ class Thread : public SynchroObject {
   Runtime* runtime_ = nullptr;
   Processor* processor_ = nullptr;
   SynchroObject* waiting_on_ = nullptr;
-  std::size_t stack_size_ = 0;
+  // How the thread's end meets its joiner and its handle, without its spinlock in the common
+  // case: the end sets kEnded by one compare-exchange (Dispatch::end_thread), after its last
+  // access, unless kJoinerWaits is set; a join that sees kEnded needs no lock. A joiner sets
+  // kJoinerWaits, a dropped handle kDetached, each by a fetch_or under the spinlock; the end
+  // then takes the spinlock too. Here, beside state_, on the line the processor that ends the
+  // thread has just written: the spinlock's line stays where the joiner has it.
+  std::atomic<std::uint32_t> end_{0};
   // The waiter this thread signalled (Condition::signal) while holding the monitor and has not
   // woken yet: it could not reacquire the monitor before this thread releases it. Woken when
   // this thread releases a lock (Lock::unlock_as), joins, or goes to sleep, where it takes this
@@ -291,7 +301,6 @@ class Thread : public SynchroObject {
   std::uint32_t generation_ = 0;  // prototype generation of a forked control block
   bool external_ = false;
   bool forked_ = false;           // made by the runtime (fork/run): recycled after use
-  bool handle_attached_ = false;  // forked: a JoinHandle may still join it
   bool joined_ = false;           // join() already returned (or detached)
   bool timed_out_ = false;
   bool plain_ = false;            // of class Thread itself (set at launch): yield and sleep are
@@ -320,6 +329,7 @@ class Thread : public SynchroObject {
   // While it runs inline in its joiner (RuntimeConfig::inline_joins): the joiner, whose stack
   // and context it borrows (never freed as its own).
   Thread* host_ = nullptr;
+  std::size_t stack_size_ = 0;
 };
 
 }  // namespace presto
