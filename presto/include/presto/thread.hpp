@@ -258,7 +258,8 @@ class Thread : public SynchroObject {
   void launch(Runtime* rt);
   void await_termination();
   void await_termination(const std::stop_token& token);
-  // Spinlock held: why the current thread cannot join this one in state s, or nullptr.
+  // Spinlock held, or the end word's kEnded seen: why the current thread cannot join this one
+  // in state s, or nullptr.
   const char* join_obstacle(ThreadState s) const noexcept;
   [[noreturn, gnu::cold]] void join_failed(Thread& me, const char* why);  // unlocks, throws
   template <class R>
