@@ -123,17 +123,21 @@ Thread* LocalQueuePool::steal(std::size_t home, bool owner) {
   // From the neighbour on: the oldest thread of the first non-empty queue to run now and, for a
   // processor that owns `home`, up to half of that queue into it, so that a processor that ran
   // dry steals once for many threads instead of once a thread (Go's runqsteal does the same).
+  // The victim's lock is held only while the pointers are copied; the threads' control blocks
+  // are written after it (detail::OwnedQueue).
   const bool lifo = order_ == Order::lifo;
-  ThreadQueue batch;
+  Thread* one = nullptr;
+  Thread** batch = owner ? queues_[home].stolen : &one;
   for (std::size_t i = home + 1; i != home; ++i) {
     if (i == count_) {
       i = 0;
       if (home == 0) break;
     }
-    if (queues_[i].take_half(batch, owner ? kStealLimit : 1, lifo) == 0) continue;
-    Thread* t = batch.pop_front();
-    if (batch.size() != 0) queues_[home].owner_push_all(batch, lifo);
-    return t;
+    const std::size_t n = queues_[i].take_half(batch, owner ? kStealLimit : 1, lifo);
+    if (n == 0) continue;
+    detail::OwnedQueue::hand_over(*batch[0]);
+    if (n > 1) queues_[home].owner_push_all(batch + 1, n - 1, lifo);
+    return batch[0];
   }
   return nullptr;
 }

@@ -1,10 +1,16 @@
 #include <presto/detail/owned_queue.hpp>
 
+#include <new>
+
 #include <presto/detail/cpu.hpp>
 
-#include "asymmetric_fence.hpp"
+#include "owned_queue_owner.hpp"
 
 namespace presto::detail {
+
+OwnedQueue::OwnedQueue() : ring_(new Thread*[kInitialCapacity]()), mask_(kInitialCapacity - 1) {}
+
+OwnedQueue::~OwnedQueue() { delete[] ring_; }
 
 void OwnedQueue::revoke() noexcept {
   // Under lock_: from now on the owner takes the lock too. The heavy fence pairs with the
@@ -16,5 +22,117 @@ void OwnedQueue::revoke() noexcept {
   Backoff backoff;
   while (owner_busy_.load(std::memory_order_acquire)) backoff.pause();
 }
+
+void OwnedQueue::make_room() {
+  const std::uint32_t slots = mask_ + 1;
+  if (holes_ >= slots / 2) {
+    // At least half of the ring is holes: close them up (positions change; the threads are
+    // rewritten), which frees half of it. So a pattern of withdrawals from the middle (fork
+    // the next, join the one before) keeps the ring's size.
+    std::uint32_t to = head_;
+    for (std::uint32_t pos = head_; pos != tail_; ++pos) {
+      Thread* t = ring_[pos & mask_];
+      if (t == nullptr) continue;
+      if (pos != to) {
+        ring_[to & mask_] = t;
+        std::atomic_ref<std::uint32_t>(t->ready_position_).store(to, std::memory_order_relaxed);
+      }
+      ++to;
+    }
+    for (std::uint32_t pos = to; pos != tail_; ++pos) ring_[pos & mask_] = nullptr;
+    tail_ = to;
+    holes_ = 0;
+    return;
+  }
+  if (slots > (std::uint32_t{1} << 30)) throw std::bad_alloc();  // positions would wrap within the ring
+  const std::uint32_t mask = 2 * slots - 1;
+  Thread** bigger = new Thread*[mask + 1]();  // may throw: the queue is unchanged
+  for (std::uint32_t pos = head_; pos != tail_; ++pos) bigger[pos & mask] = ring_[pos & mask_];  // positions stay
+  delete[] ring_;
+  ring_ = bigger;
+  mask_ = mask;
+}
+
+void OwnedQueue::push_back(Thread& t) {
+  Others hold(*this);
+  put(t, false);
+  publish_size();
+}
+
+void OwnedQueue::push_front(Thread& t) {
+  Others hold(*this);
+  put(t, true);
+  publish_size();
+}
+
+Thread* OwnedQueue::pop_front() noexcept {
+  if (size() == 0) return nullptr;  // look before locking
+  Others hold(*this);
+  Thread* t = front() != nullptr ? take_front() : nullptr;
+  publish_size();
+  return t;
+}
+
+std::size_t OwnedQueue::take_half(Thread** out, std::size_t limit, bool from_back) noexcept {
+  if (size() == 0 || !lock_.try_lock()) return 0;
+  Others hold(*this, kLocked);
+  std::size_t n = (live() + 1) / 2;
+  if (n > limit) n = limit;
+  // Only the ring is read and cleared: the threads' hooks and positions still name this
+  // queue, which remove() sees through (their slots no longer hold them).
+  if (from_back) {
+    std::uint32_t pos = tail_;
+    for (std::size_t k = n; k != 0;) {
+      Thread*& slot = ring_[--pos & mask_];
+      if (slot == nullptr) {
+        --holes_;
+        continue;
+      }
+      out[--k] = slot;
+      slot = nullptr;
+    }
+    tail_ = pos;
+    if (holes_ != 0) skip_holes_back();
+  } else {
+    std::uint32_t pos = head_;
+    for (std::size_t k = 0; k != n;) {
+      Thread*& slot = ring_[pos++ & mask_];
+      if (slot == nullptr) {
+        --holes_;
+        continue;
+      }
+      out[k++] = slot;
+      slot = nullptr;
+    }
+    head_ = pos;
+    if (holes_ != 0) skip_holes_front();
+  }
+  publish_size();
+  return n;
+}
+
+void OwnedQueue::hand_over(Thread& t) noexcept { t.queue_hook_.set_list(nullptr); }
+
+bool OwnedQueue::withdraw(Thread& t) noexcept {
+  if (size() == 0) return false;
+  Others hold(*this);
+  const bool removed = remove(t);
+  publish_size();
+  return removed;
+}
+
+void OwnedQueue::owner_push_all(Thread* const* threads, std::size_t n, bool to_front) noexcept {
+  owner_acquire();
+  for (std::size_t k = 0; k != n; ++k) {
+    // Room for what a thief took, or the threads would be lost: std::bad_alloc here ends the
+    // process (noexcept). The thief's own queue was empty when it went stealing.
+    if (tail_ - head_ > mask_) [[unlikely]] make_room();
+    place(*threads[k], to_front);  // rewrites the victim's position and list
+  }
+  publish_size();
+  owner_release();
+}
+
+std::size_t OwnedQueue::capacity() const noexcept { return std::size_t{mask_} + 1; }
 
 }  // namespace presto::detail

@@ -1,8 +1,14 @@
 #pragma once
 // The owner's side of OwnedQueue (presto/detail/owned_queue.hpp): biased holds with the light
-// fence of asymmetric_fence.hpp, falling back to the queue's lock while the bias is revoked.
+// fence of asymmetric_fence.hpp, falling back to the queue's lock while the bias is revoked;
+// and the ring's operations inside a hold, which the other parties' operations
+// (owned_queue.cpp) share.
+
+#include <atomic>
 
 #include <presto/detail/owned_queue.hpp>
+#include <presto/thread.hpp>
+#include <presto/thread_queue.hpp>
 
 #include "asymmetric_fence.hpp"
 
@@ -32,10 +38,66 @@ namespace presto::detail {
   lock_.unlock_unpreemptible();
 }
 
-template <class T>
-[[gnu::always_inline]] inline void OwnedQueue::owner_push(T& t, bool to_front) {
+[[gnu::always_inline]] inline void OwnedQueue::place(Thread& t, bool to_front) noexcept {
+  const std::uint32_t pos = to_front ? --head_ : tail_++;
+  ring_[pos & mask_] = &t;
+  std::atomic_ref<std::uint32_t>(t.ready_position_).store(pos, std::memory_order_relaxed);
+  t.queue_hook_.set_list(this);
+}
+
+[[gnu::always_inline]] inline void OwnedQueue::put(Thread& t, bool to_front) {
+  if (t.queue_hook_.list != nullptr) [[unlikely]] ThreadQueue::throw_already_queued(t);
+  if (tail_ - head_ > mask_) [[unlikely]] make_room();
+  place(t, to_front);
+}
+
+[[gnu::always_inline]] inline void OwnedQueue::skip_holes_front() noexcept {
+  for (; head_ != tail_ && ring_[head_ & mask_] == nullptr; ++head_) --holes_;
+}
+
+[[gnu::always_inline]] inline void OwnedQueue::skip_holes_back() noexcept {
+  for (; tail_ != head_ && ring_[(tail_ - 1) & mask_] == nullptr; --tail_) --holes_;
+}
+
+[[gnu::always_inline]] inline Thread* OwnedQueue::take_front() noexcept {
+  Thread*& slot = ring_[head_ & mask_];
+  Thread* t = slot;
+  slot = nullptr;
+  ++head_;
+  if (holes_ != 0) [[unlikely]] skip_holes_front();
+  t->queue_hook_.set_list(nullptr);
+  return t;
+}
+
+[[gnu::always_inline]] inline bool OwnedQueue::remove(Thread& t) noexcept {
+  // A slot holds t only while t is queued here, at that position: a stolen thread keeps its
+  // old position for a while, but its slot was cleared when it was taken.
+  const std::uint32_t pos = std::atomic_ref<std::uint32_t>(t.ready_position_).load(std::memory_order_relaxed);
+  Thread*& slot = ring_[pos & mask_];
+  if (slot != &t) return false;
+  slot = nullptr;
+  if (pos == head_) {
+    ++head_;
+    if (holes_ != 0) [[unlikely]] skip_holes_front();
+  } else if (pos + 1 == tail_) {
+    --tail_;
+    if (holes_ != 0) [[unlikely]] skip_holes_back();
+  } else {
+    ++holes_;
+  }
+  t.queue_hook_.set_list(nullptr);
+  return true;
+}
+
+[[gnu::always_inline]] inline Thread* OwnedQueue::exchange_front(Thread& t, bool to_front) noexcept {
+  Thread* first = take_front();
+  place(t, to_front);  // the slot just freed is room enough; t runs, so it is on no queue
+  return first;
+}
+
+[[gnu::always_inline]] inline void OwnedQueue::owner_push(Thread& t, bool to_front) {
   owner_acquire();
-  struct Release {  // the push throws if t is already queued
+  struct Release {  // the push throws if t is already queued, or if the ring cannot grow
     OwnedQueue& q;
     [[gnu::always_inline]] ~Release() { q.owner_release(); }
   } release{*this};
@@ -46,27 +108,19 @@ template <class T>
 [[gnu::always_inline]] inline Thread* OwnedQueue::owner_pop_front() noexcept {
   if (size() == 0) return nullptr;  // look before holding
   owner_acquire();
-  Thread* t = queue_.pop_front();
+  Thread* t = front() != nullptr ? take_front() : nullptr;  // a thief may have come in between
   publish_size();
   owner_release();
   return t;
 }
 
-template <class T>
-[[gnu::always_inline]] inline bool OwnedQueue::owner_withdraw(T& t) noexcept {
+[[gnu::always_inline]] inline bool OwnedQueue::owner_withdraw(Thread& t) noexcept {
   if (size() == 0) return false;
   owner_acquire();
-  const bool removed = queue_.remove(t);
+  const bool removed = remove(t);
   publish_size();
   owner_release();
   return removed;
-}
-
-[[gnu::always_inline]] inline void OwnedQueue::owner_push_all(ThreadQueue& from, bool to_front) noexcept {
-  owner_acquire();
-  while (Thread* t = from.pop_front()) put(*t, to_front);
-  publish_size();
-  owner_release();
 }
 
 }  // namespace presto::detail

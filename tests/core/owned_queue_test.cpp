@@ -1,12 +1,19 @@
 // A processor's own ready queue (LocalQueuePool over detail::OwnedQueue): its processor works on
 // it without the lock once it has been alone on it for bias_after operations, and the first
 // other processor to steal from it revokes the bias. Nothing may be lost or run twice across a
-// revocation, whatever the moment the thief comes.
+// revocation, whatever the moment the thief comes. Its ring of threads keeps queue order
+// through holes, wrap-around, compaction and growth, and a thief's take leaves no trace that a
+// withdrawal could believe.
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <memory>
+#include <random>
 #include <vector>
+
+#include <presto/detail/owned_queue.hpp>
 
 #include "test_support.hpp"
 
@@ -61,7 +68,140 @@ std::uint64_t pair_and_thief(int rounds) {
   return pool.revocations();
 }
 
+// Runs body(threads) on 1 processor with `n` control blocks of threads that have ended, which
+// no pool holds: material for queues outside the runtime's.
+template <class Body>
+void with_ended_threads(std::size_t n, Body body) {
+  Runtime runtime{RuntimeConfig{.processors = 1, .seed = presto::test::seed()}};
+  runtime.run([&] {
+    std::vector<JoinHandle<void>> handles;
+    std::atomic<std::size_t> ended{0};
+    for (std::size_t i = 0; i < n; ++i) handles.push_back(fork([&] { ended.fetch_add(1, std::memory_order_relaxed); }));
+    while (ended.load(std::memory_order_relaxed) != n) this_thread::yield();
+    this_thread::yield();  // one processor: every child has run to its end before this returns
+    std::vector<Thread*> threads;
+    for (auto& h : handles) threads.push_back(&h.thread());
+    body(threads);
+    for (auto& h : handles) h.join();
+  });
+}
+
 }  // namespace
+
+TEST_CASE("a queue's ring keeps queue order through holes, wrap-around, steals, compaction and growth",
+          "[core][owned_queue]") {
+  // A seeded random mix of every operation on two queues (a victim and a thief), checked
+  // against a model after each one; 600 threads, so the rings wrap, grow and compact.
+  const std::uint64_t seed = presto::test::seed();
+  INFO("seed " << seed);
+  with_ended_threads(600, [&](const std::vector<Thread*>& threads) {
+    detail::OwnedQueue victim;
+    detail::OwnedQueue thief;
+    victim.set_bias_after(0);
+    thief.set_bias_after(0);
+    std::deque<Thread*> victim_model;
+    std::deque<Thread*> thief_model;
+    std::vector<Thread*> idle(threads);  // on neither queue
+    std::mt19937_64 rng(seed);
+    auto draw = [&](std::size_t n) { return static_cast<std::size_t>(rng() % n); };
+    auto take_idle = [&] {
+      const std::size_t i = draw(idle.size());
+      Thread* t = idle[i];
+      idle[i] = idle.back();
+      idle.pop_back();
+      return t;
+    };
+    Thread* batch[128];
+    for (std::size_t step = 0; step < presto::test::scaled(40000); ++step) {
+      const std::size_t op = draw(100);
+      if (op < 40 && !idle.empty()) {  // push, mostly at the back
+        Thread* t = take_idle();
+        if (draw(4) == 0) {
+          victim.push_front(*t);
+          victim_model.push_front(t);
+        } else {
+          victim.push_back(*t);
+          victim_model.push_back(t);
+        }
+        CHECK_THROWS_AS(victim.push_back(*t), UsageError);  // already queued
+      } else if (op < 55) {  // pop the front
+        Thread* t = victim.pop_front();
+        REQUIRE(t == (victim_model.empty() ? nullptr : victim_model.front()));
+        if (t != nullptr) {
+          victim_model.pop_front();
+          idle.push_back(t);
+        }
+      } else if (op < 85 && !victim_model.empty()) {  // withdraw one from anywhere: a hole
+        const std::size_t i = draw(victim_model.size());
+        Thread* t = victim_model[i];
+        REQUIRE_FALSE(thief.withdraw(*t));
+        REQUIRE(victim.withdraw(*t));
+        REQUIRE_FALSE(victim.withdraw(*t));
+        victim_model.erase(victim_model.begin() + static_cast<std::ptrdiff_t>(i));
+        idle.push_back(t);
+      } else if (op < 90 && !idle.empty()) {  // withdraw one that is on no queue
+        REQUIRE_FALSE(victim.withdraw(*idle[draw(idle.size())]));
+      } else if (op < 97) {  // a steal: half, from either end, oldest first
+        const bool from_back = draw(2) == 0;
+        const std::size_t limit = 1 + draw(128);
+        const std::size_t n = victim.take_half(batch, limit, from_back);
+        REQUIRE(n == std::min((victim_model.size() + 1) / 2, limit));
+        std::vector<Thread*> expected;
+        if (from_back) {
+          expected.assign(victim_model.end() - static_cast<std::ptrdiff_t>(n), victim_model.end());
+          victim_model.erase(victim_model.end() - static_cast<std::ptrdiff_t>(n), victim_model.end());
+        } else {
+          expected.assign(victim_model.begin(), victim_model.begin() + static_cast<std::ptrdiff_t>(n));
+          victim_model.erase(victim_model.begin(), victim_model.begin() + static_cast<std::ptrdiff_t>(n));
+        }
+        REQUIRE(std::vector<Thread*>(batch, batch + n) == expected);
+        // In the thief's hands: still named by their old position and hook, and not
+        // withdrawable from the victim, even after the victim reuses the slots.
+        for (std::size_t k = 0; k < n; ++k) REQUIRE_FALSE(victim.withdraw(*batch[k]));
+        if (n != 0) {
+          detail::OwnedQueue::hand_over(*batch[0]);
+          idle.push_back(batch[0]);
+          thief.owner_push_all(batch + 1, n - 1, false);
+          thief_model.insert(thief_model.end(), batch + 1, batch + n);
+        }
+      } else if (!thief_model.empty()) {  // the thief's queue gives back its oldest
+        Thread* t = thief.pop_front();
+        REQUIRE(t == thief_model.front());
+        thief_model.pop_front();
+        REQUIRE_FALSE(victim.withdraw(*t));
+        idle.push_back(t);
+      }
+      REQUIRE(victim.size() == victim_model.size());
+      REQUIRE(thief.size() == thief_model.size());
+    }
+    for (Thread* t : victim_model) REQUIRE(victim.pop_front() == t);
+    for (Thread* t : thief_model) REQUIRE(thief.pop_front() == t);
+    CHECK(victim.pop_front() == nullptr);
+    CHECK(thief.pop_front() == nullptr);
+  });
+}
+
+TEST_CASE("a ring keeps its size when each join withdraws the thread forked before the last", "[core][owned_queue]") {
+  // Fork the next, join the one before, with an old thread left at the front: each round
+  // leaves a hole between two threads, which only compaction can close.
+  with_ended_threads(3, [&](const std::vector<Thread*>& t) {
+    detail::OwnedQueue q;
+    q.set_bias_after(0);
+    q.push_back(*t[0]);
+    q.push_back(*t[1]);
+    for (int round = 0; round < 100000; ++round) {
+      Thread* next = t[2 - round % 2];
+      Thread* before = t[1 + round % 2];
+      q.push_back(*next);
+      REQUIRE(q.withdraw(*before));
+    }
+    CHECK(q.capacity() == detail::OwnedQueue::kInitialCapacity);
+    CHECK(q.size() == 2);
+    CHECK(q.pop_front() == t[0]);
+    CHECK(q.pop_front() != nullptr);
+    CHECK(q.pop_front() == nullptr);
+  });
+}
 
 TEST_CASE("a processor's queue is biased towards it, revoked by a thief, and loses nothing", "[core][owned_queue]") {
   INFO("seed " << presto::test::seed());

@@ -95,6 +95,8 @@ class LocalQueuePool final : public ThreadPool {
  private:
   friend class detail::Dispatch;
 
+  static constexpr std::size_t kStealLimit = 128;  // threads a steal takes at most
+
   // Processor i's queue: i pushes and pops it without a locked instruction while the others
   // leave it alone (detail::OwnedQueue); they, and the virtual calls above, take its lock.
   struct alignas(64) Queue : detail::OwnedQueue {
@@ -102,6 +104,9 @@ class LocalQueuePool final : public ThreadPool {
     std::atomic<bool> busy{false};
     LocalQueuePool* pool = nullptr;  // the pool it belongs to (Processor::own_queue_ leads here)
     const detail::LockedQueue* pinned = nullptr;  // the threads pinned to its processor
+    // What its processor's steal copies out of another queue (steal(), by that processor
+    // only, inside its gate): here rather than on the stack of whatever thread is leaving.
+    Thread* stolen[kStealLimit] = {};
   };
   std::size_t own_queue() const noexcept;     // the calling processor's queue, or count_ if none
   std::size_t waker() noexcept;               // the caller's queue (round-robin off the runtime)
@@ -111,14 +116,11 @@ class LocalQueuePool final : public ThreadPool {
   // The oldest thread of another queue, and up to half of that queue into `home` if the caller
   // owns it (at most kStealLimit threads); nullptr if every other queue is empty.
   Thread* steal(std::size_t home, bool owner);
-  static constexpr std::size_t kStealLimit = 128;
   // withdraw() from every queue but `own`'s (the dispatch path withdraws from its own as owner).
   bool withdraw_elsewhere(Thread& t, std::size_t own);
 
-  // Puts t into queue q (inline: the dispatch path's put is this too; a template only so that
-  // it can be defined before Thread is, as ThreadQueue's operations).
-  template <class T = Thread>
-  void enqueue(Queue& q, T& t) {
+  // Puts t into queue q.
+  void enqueue(Queue& q, Thread& t) {
     if (order_ == Order::lifo) {
       q.push_front(t);
     } else {

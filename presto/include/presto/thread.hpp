@@ -63,6 +63,7 @@ class Dispatch;
 class Registry;
 class TimerService;
 class RuntimeImpl;
+class OwnedQueue;
 struct LocalEntry;
 }  // namespace detail
 
@@ -215,6 +216,7 @@ class Thread : public SynchroObject {
   friend class detail::Registry;
   friend class detail::TimerService;
   friend class detail::RuntimeImpl;
+  friend class detail::OwnedQueue;
   template <class R>
   friend class JoinHandle;
 
@@ -290,6 +292,10 @@ class Thread : public SynchroObject {
   // then takes the spinlock too. Here, beside state_, on the line the processor that ends the
   // thread has just written: the spinlock's line stays where the joiner has it.
   std::atomic<std::uint32_t> end_{0};
+  // The thread's position in the ring of the LocalQueuePool queue it is on, or was last on
+  // (detail::OwnedQueue). Written by that queue's holder; read by a withdrawal under another
+  // queue's lock while a thief may be rewriting it: relaxed atomic accesses (std::atomic_ref).
+  std::uint32_t ready_position_ = 0;
   // The waiter this thread signalled (Condition::signal) while holding the monitor and has not
   // woken yet: it could not reacquire the monitor before this thread releases it. Woken when
   // this thread releases a lock (Lock::unlock_as), joins, or goes to sleep, where it takes this

@@ -14,6 +14,9 @@
 namespace presto {
 
 class Thread;
+namespace detail {
+class OwnedQueue;
+}
 
 class ThreadQueue {
  public:
@@ -59,6 +62,8 @@ class ThreadQueue {
   }
 
  private:
+  friend class detail::OwnedQueue;  // its ring keeps the same rule for threads already queued
+
   template <class T>
   static detail::QueueHook& hook(T& t) noexcept {
     return t.queue_hook_;  // T is Thread or derives from it; ThreadQueue is Thread's friend

@@ -21,106 +21,92 @@
 //     most: with the default kBiasAfter, under 0.5 ns an operation.
 // Owner operations are made only on the owner processor's OS thread, inside its gate, one at a
 // time: they cannot be preempted there, so they do not count in the preemption count.
+//
+// The threads are kept in a ring of pointers, in queue order, not linked through their
+// control blocks: a thief copies up to half of the pointers out under the lock without
+// touching one thread (a linked list made it pull up to kStealLimit cold control blocks, one
+// after another, while the owner waited for the lock), and the thief writes the threads'
+// fields only after it has let the lock go. A thread's place in the ring is a 32-bit position
+// (positions grow without end and wrap; the slot is position & mask_) kept in the thread
+// (Thread::ready_position_). Taking a thread out from the middle (a withdrawal: a join that
+// runs its child inline) leaves a hole, nullptr, which the ends skip; a full ring whose holes
+// make up half of it is compacted in place instead of grown. A withdrawal believes a thread's
+// position only if the slot holds that very thread: a stolen thread keeps its old position
+// (and its hook's list) until its thief gets round to it.
+//
+// The ring grows by allocating (twice the size) when a push finds it full, and never shrinks.
+// The operations that cannot fail never grow it: a pop, a withdrawal, a steal, and the
+// exchange of a yield (a pop and a push). A push that cannot allocate throws std::bad_alloc
+// with the queue unchanged; owner_push_all, which must not lose what a thief took, ends the
+// process instead (noexcept; the thief's queue was empty when it went stealing).
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 
 #include <presto/detail/raw_spinlock.hpp>
-#include <presto/thread_queue.hpp>
+
+namespace presto {
+class Thread;
+}
 
 namespace presto::detail {
 
 class OwnedQueue {
  public:
   static constexpr unsigned kBiasAfter = 16384;
+  static constexpr std::uint32_t kInitialCapacity = 256;
+
+  OwnedQueue();
+  ~OwnedQueue();
+  OwnedQueue(const OwnedQueue&) = delete;
+  OwnedQueue& operator=(const OwnedQueue&) = delete;
 
   void set_bias_after(unsigned ops) noexcept { bias_after_ = ops; }  // before the queue is used
 
-  // Anyone but the owner, under the lock (revoking the bias first).
-  template <class T = Thread>
-  void push_back(T& t) {
-    Others hold(*this);
-    queue_.push_back(t);
-    publish_size();
-  }
-  template <class T = Thread>
-  void push_front(T& t) {
-    Others hold(*this);
-    queue_.push_front(t);
-    publish_size();
-  }
-  Thread* pop_front() noexcept {
-    if (size() == 0) return nullptr;  // look before locking
-    Others hold(*this);
-    Thread* t = queue_.pop_front();
-    publish_size();
-    return t;
-  }
-  Thread* pop_back() noexcept {
-    if (size() == 0) return nullptr;
-    Others hold(*this);
-    Thread* t = queue_.pop_back();
-    publish_size();
-    return t;
-  }
+  // Anyone but the owner, under the lock (revoking the bias first). A push of a thread that is
+  // already on a queue is a UsageError.
+  void push_back(Thread& t);
+  void push_front(Thread& t);
+  Thread* pop_front() noexcept;
   // A thief's take: up to half of the threads (at most `limit`), oldest first, from the front
-  // (or, from_back, the back, oldest first), moved into `out`; how many. Nothing (0) while
+  // (or, from_back, the back, oldest first), copied into out[0..n); n. Their control blocks
+  // are not touched: the caller runs one (after hand_over) and gives the others to its own
+  // queue (owner_push_all), which rewrites their positions and hooks. Nothing (0) while
   // someone else holds the lock: thieves that queued for it would hold up the owner's next
   // push by all their holds. (Figure 3's pattern on 16 cores, one forker and 15 idle
   // processors that each wait for the lock to steal the one thread just pushed: 40,000
   // threads took 9 times as long as on 1 processor.) The thief tries the next queue, and its
   // idle loop, which sees this one's size, comes back.
-  template <class T = Thread>
-  std::size_t take_half(ThreadQueue& out, std::size_t limit, bool from_back) noexcept {
-    if (size() == 0 || !lock_.try_lock()) return 0;
-    Others hold(*this, kLocked);
-    std::size_t n = (queue_.size() + 1) / 2;
-    if (n > limit) n = limit;
-    for (std::size_t k = 0; k < n; ++k) {
-      T* t = from_back ? queue_.pop_back() : queue_.pop_front();
-      out.push_back(*t);
-    }
-    publish_size();
-    return n;
-  }
+  std::size_t take_half(Thread** out, std::size_t limit, bool from_back) noexcept;
+  // Marks a thread that take_half copied out as on no queue, for the thief that runs it.
+  static void hand_over(Thread& t) noexcept;
   // Takes `t` out if it is queued here (ThreadPool::withdraw); false if it is not.
-  template <class T = Thread>
-  bool withdraw(T& t) noexcept {
-    if (size() == 0) return false;
-    Others hold(*this);
-    const bool removed = queue_.remove(t);
-    publish_size();
-    return removed;
-  }
+  bool withdraw(Thread& t) noexcept;
 
   // The owner (src/owned_queue_owner.hpp). A hold: owner_acquire() ... owner_release(), which
   // may span a context switch (the yield keeps it until the yielding thread's context is
   // saved, so that no thief takes it half-saved); inside a hold, front() and exchange_front().
   inline void owner_acquire() noexcept;
   inline void owner_release() noexcept;
-  Thread* front() const noexcept { return queue_.front(); }
+  Thread* front() const noexcept { return ring_[head_ & mask_]; }  // nullptr: empty
   // Takes the first thread and queues t in its place (at the front or at the back); the size
-  // does not change.
-  template <class T = Thread>
-  Thread* exchange_front(T& t, bool to_front) noexcept {
-    Thread* first = queue_.pop_front();
-    put(t, to_front);
-    return first;
-  }
+  // does not change. Precondition: the queue is not empty.
+  inline Thread* exchange_front(Thread& t, bool to_front) noexcept;
   // One operation in a hold of its own.
-  template <class T = Thread>
-  inline void owner_push(T& t, bool to_front);
+  inline void owner_push(Thread& t, bool to_front);
   inline Thread* owner_pop_front() noexcept;
-  template <class T = Thread>
-  inline bool owner_withdraw(T& t) noexcept;
-  // Moves every thread of `from` here, in its order, at the back (or each to the front).
-  inline void owner_push_all(ThreadQueue& from, bool to_front) noexcept;
+  inline bool owner_withdraw(Thread& t) noexcept;
+  // Queues threads[0..n) that take_half copied out of another queue here, in their order, at
+  // the back (or each to the front).
+  void owner_push_all(Thread* const* threads, std::size_t n, bool to_front) noexcept;
 
   // Exact while no push or pop is in flight.
   std::size_t size() const noexcept { return size_.load(std::memory_order_relaxed); }
   // How often a bias was revoked.
   std::uint64_t revocations() const noexcept { return revocations_.load(std::memory_order_relaxed); }
+  // The ring's slots now (tests: a withdrawal pattern must not grow it without bound).
+  std::size_t capacity() const noexcept;
 
  private:
   // Someone else's hold: the lock, with the bias revoked.
@@ -147,15 +133,18 @@ class OwnedQueue {
   };
 
   [[gnu::cold, gnu::noinline]] void revoke() noexcept;  // under lock_
-  template <class T>
-  [[gnu::always_inline]] void put(T& t, bool to_front) {  // in a hold
-    if (to_front) {
-      queue_.push_front(t);
-    } else {
-      queue_.push_back(t);
-    }
-  }
-  void publish_size() noexcept { size_.store(queue_.size(), std::memory_order_relaxed); }  // in a hold
+  // The ring, in a hold (src/owned_queue_owner.hpp). put: t at the front or the back, making
+  // room first (which may throw); place: the same for a thread whose hook may still name the
+  // queue it was stolen from.
+  inline void put(Thread& t, bool to_front);
+  inline void place(Thread& t, bool to_front) noexcept;
+  inline Thread* take_front() noexcept;  // precondition: front() != nullptr
+  inline bool remove(Thread& t) noexcept;
+  inline void skip_holes_front() noexcept;  // head_ past holes, up to tail_
+  inline void skip_holes_back() noexcept;   // tail_ back past holes, down to head_
+  [[gnu::cold, gnu::noinline]] void make_room();  // full: compact in place, or grow
+  std::uint32_t live() const noexcept { return tail_ - head_ - holes_; }  // in a hold
+  void publish_size() noexcept { size_.store(live(), std::memory_order_relaxed); }  // in a hold
 
   RawSpinlock lock_;
   std::atomic<bool> biased_{false};      // written under lock_; read by the owner without it
@@ -165,7 +154,14 @@ class OwnedQueue {
   std::uint64_t others_ = 0;             // other parties' holds so far (under lock_)
   std::uint64_t others_seen_ = 0;        // others_ at the owner's last locked hold (under lock_)
   std::atomic<std::uint64_t> revocations_{0};  // written under lock_
-  ThreadQueue queue_;
+  // The ring (in a hold): threads at positions [head_, tail_) and holes_ holes (nullptr)
+  // between them; when it is not empty, the first and the last are threads. Every slot
+  // outside it is nullptr, so a slot that holds a thread holds it where it is queued.
+  Thread** ring_ = nullptr;
+  std::uint32_t mask_ = 0;  // slots - 1 (a power of two)
+  std::uint32_t head_ = 0;
+  std::uint32_t tail_ = 0;
+  std::uint32_t holes_ = 0;
   std::atomic<std::size_t> size_{0};
 };
 
