@@ -46,7 +46,7 @@ namespace presto::detail {
 }
 
 [[gnu::always_inline]] inline void OwnedQueue::put(Thread& t, bool to_front) {
-  if (t.queue_hook_.list != nullptr) [[unlikely]] ThreadQueue::throw_already_queued(t);
+  ThreadQueue::link(t);  // a thread already on a queue is a UsageError, as on every ThreadQueue
   if (tail_ - head_ > mask_) [[unlikely]] make_room();
   place(t, to_front);
 }
