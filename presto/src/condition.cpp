@@ -26,6 +26,10 @@ void Condition::owner_error(const Monitor::Entry* entry, const char* operation) 
                    monitor_.describe());
 }
 
+inline void Condition::reacquire(Thread& me) {
+  if (!monitor_.took_over(me)) monitor_.lock_as(me);
+}
+
 #if PRESTO_PREDICTED_RETURN
 PRESTO_PREDICTED_RETURN_ENTRY("_ZN6presto9Condition4waitERNS_7Monitor5EntryE",
                               "_ZN6presto9Condition9wait_bodyERNS_7Monitor5EntryE");
@@ -41,13 +45,21 @@ void Condition::wait(Monitor::Entry& entry) { wait_body(entry); }
   try {
     // A signaller needs our spinlock, so none slips in before we sleep. The waiter we
     // signalled, if any, is woken by our sleep, which hands it our processor if it can.
-    monitor_.release_as(me);
+    // That waiter needs a monitor we still hold (every other release of a lock wakes it):
+    // holding one lock, this monitor, which it then takes from us directly. Only here: this
+    // wait always sleeps, so the waiter is always woken (a timed or cancellable wait may
+    // return without sleeping, and a plain thread's wake-up cannot throw).
+    if (Thread* heir = me.deferred_wake_; heir != nullptr && me.locks_held_ == 1 && me.may_hand_off_to(*heir)) {
+      monitor_.pass_as(me, *heir);
+    } else {
+      monitor_.release_as(me);
+    }
   } catch (...) {
     spin_unlock();
     throw;
   }
   block_as(me);
-  monitor_.lock_as(me);
+  reacquire(me);
 }
 
 bool Condition::wait_until(Monitor::Entry& entry, Clock::time_point deadline) {
@@ -82,7 +94,7 @@ WaitStatus Condition::wait_on(Monitor::Entry& entry, const Clock::time_point* de
     throw;
   }
   const WaitStatus status = waiting.block(deadline);
-  monitor_.lock_as(me);
+  reacquire(me);
   return status;
 }
 

@@ -182,6 +182,104 @@ TEST_CASE("a ping-pong on a condition does not starve the other ready threads", 
   CHECK(turns >= wanted);
 }
 
+// A signaller whose wait(entry) wakes its waiter passes it the monitor (Lock::pass_as) when the
+// monitor is the only lock it holds; otherwise the waiter competes for it. Either way the monitor
+// excludes, the threads queued to enter it are woken in time, and every thread ends holding
+// nothing (a thread that ends holding a lock ends the run with UsageError). The players
+// signal, then wait; the entrants hold the monitor across a yield, so that players find it
+// taken and queue, and the pass keeps the queue's waiters bit.
+TEST_CASE("a signaller's wait passes the monitor to its waiter, and no entrant is lost", "[core][synchro]") {
+  auto cfg = GENERATE(presto::test::configs());
+  const bool second_lock = GENERATE(false, true);  // the signaller also holds a Lock: no pass
+  INFO(cfg << (second_lock ? ", the players also hold a Lock" : ""));
+  const int rounds = static_cast<int>(presto::test::scaled(300));
+  const int entrants = 3, entries = static_cast<int>(presto::test::scaled(200));
+  presto::test::Record record;
+  const auto [turns, entered] = presto::test::run(cfg, [&] {
+    Monitor m{"m"};
+    Condition c{m, "turn"};
+    Lock extra{"extra"};
+    std::atomic<int> inside{0};
+    int whose = 0, turns = 0, entered = 0;
+    auto exclusive = [&](const char* who) {
+      record.expect(inside.fetch_add(1) == 0, std::string(who) + " shared the monitor");
+    };
+    auto player = [&](int me) {
+      std::unique_lock<Lock> held{extra, std::defer_lock};
+      if (second_lock && me == 0) held.lock();  // the other player needs no Lock to wait
+      Monitor::Entry e{m};
+      for (int i = 0; i < rounds; ++i) {
+        c.wait(e, [&] { return whose == me; });
+        exclusive("a player");
+        record.expect(m.owner() == &Thread::current(), "a woken player does not hold the monitor");
+        ++turns;
+        whose = 1 - me;
+        inside.fetch_sub(1);
+        c.signal();
+      }
+    };
+    std::vector<JoinHandle<void>> hs;
+    hs.push_back(fork(player, 0));
+    hs.push_back(fork(player, 1));
+    for (int k = 0; k < entrants; ++k) {
+      hs.push_back(fork([&] {
+        for (int i = 0; i < entries; ++i) {
+          Monitor::Entry e{m};
+          exclusive("an entrant");
+          ++entered;
+          if (i % 3 == 0) this_thread::yield();  // hold it across a switch
+          inside.fetch_sub(1);
+        }
+      }));
+    }
+    for (auto& h : hs) h.join();
+    return std::pair{turns, entered};
+  });
+  PRESTO_CHECK_RECORD(record);
+  CHECK(turns == 2 * rounds);
+  CHECK(entered == entrants * entries);
+}
+
+// The pass itself, where it can be seen: on one processor with a FIFO pool, a third ready
+// thread runs between the signaller's wait and its waiter, and finds the monitor already the
+// waiter's.
+TEST_CASE("a waiter woken by its signaller's wait holds the monitor before it runs", "[core][synchro]") {
+  presto::test::Config cfg;
+  cfg.processors = 1;
+  cfg.pool = presto::test::PoolKind::fifo;
+  const auto [owner_then, waiter] = presto::test::run(cfg, [] {
+    Monitor m{"m"};
+    Condition c{m, "go"};
+    bool go = false;
+    std::atomic<bool> waiting{false};
+    Thread* owner_then = nullptr;
+    JoinHandle<void> waiter = fork([&] {
+      Monitor::Entry e{m};
+      waiting.store(true);
+      c.wait(e, [&] { return go; });
+    });
+    while (!waiting.load()) this_thread::yield();
+    JoinHandle<void> bystander;
+    {
+      Monitor::Entry e{m};
+      go = true;
+      c.signal();  // the waiter is woken when we let the monitor go: by the wait below
+      bystander = fork([&] {
+        owner_then = m.owner();
+        Monitor::Entry again{m};
+        go = false;
+        c.signal();
+      });
+      c.wait(e, [&] { return !go; });  // the bystander is ready first: no hand-off of the processor
+    }
+    Thread* w = &waiter.thread();
+    waiter.join();
+    bystander.join();
+    return std::pair{owner_then, w};
+  });
+  CHECK(owner_then == waiter);
+}
+
 TEST_CASE("broadcast wakes every waiter", "[core][synchro]") {
   auto cfg = GENERATE(presto::test::configs());
   INFO(cfg);

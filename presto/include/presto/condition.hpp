@@ -13,6 +13,12 @@
 // holding it); a second signal before then wakes its waiter at once. A signaller that then
 // waits gives its processor straight to the waiter when that is whom the processor would
 // run next anyway (nobody else ready there): a ping-pong costs no trip through the ready queue.
+// Such a signaller, if its wait is wait(entry) or wait(entry, pred) and the monitor is the only
+// lock it holds, also gives the waiter the monitor itself as it lets it go: the waiter returns
+// holding it without competing for it (as if it had won the race Mesa allows), and threads
+// waiting to enter stay queued until the waiter lets it go in turn. That saves the waiter's
+// compare-exchange on the monitor, one of the four locked instructions of a ping-pong's
+// hand-off.
 // Waiting or signalling without holding the bound monitor raises UsageError, as does
 // destroying a condition threads wait on.
 
@@ -87,6 +93,9 @@ class Condition : public SynchroObject {
   WaitStatus wait_on(Monitor::Entry& entry, const Clock::time_point* deadline, const StopToken& token,
                      const char* operation);
   [[noreturn, gnu::cold]] void owner_error(const Monitor::Entry* entry, const char* operation) const;
+  // A wait's reacquisition of the monitor after its sleep, unless a signaller's wait passed
+  // it to `me` (Lock::pass_as).
+  void reacquire(Thread& me);
 
   Monitor& monitor_;
 };

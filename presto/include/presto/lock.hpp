@@ -108,6 +108,26 @@ class Lock : public SynchroObject {
     }
     --me.locks_held_;
   }
+  // release_as that makes `heir`, a sleeping waiter that `me` signalled and whose wake-up `me`
+  // deferred, the holder: a Condition's wait, when the heir would take this lock first thing on
+  // waking. One compare-exchange instead of two (this release and the heir's acquisition). The
+  // threads asleep on the lock stay asleep (kWaitersBit stays set): the heir's release wakes
+  // one, as this release would have. The heir counts the lock as its own when it wakes
+  // (took_over).
+  void pass_as(Thread& me, Thread& heir) noexcept {
+    std::uintptr_t w = address(me);
+    while (!word_.compare_exchange_weak(w, address(heir) | (w & kWaitersBit), std::memory_order_release,
+                                        std::memory_order_relaxed)) {
+    }
+    --me.locks_held_;
+  }
+  // After a Condition's sleep: whether a pass_as made `me` the holder (then it is counted as
+  // held, as lock_as would), else false and `me` must lock_as.
+  bool took_over(Thread& me) noexcept {
+    if ((word_.load(std::memory_order_acquire) & ~kWaitersBit) != address(me)) return false;
+    ++me.locks_held_;
+    return true;
+  }
 
   std::atomic<std::uintptr_t> word_{0};  // owner address | kWaitersBit
   detail::WaitState wait_;
