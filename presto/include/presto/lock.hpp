@@ -124,7 +124,7 @@ class Lock : public SynchroObject {
   // After a Condition's sleep: whether a pass_as made `me` the holder (then it is counted as
   // held, as lock_as would), else false and `me` must lock_as.
   bool took_over(Thread& me) noexcept {
-    if ((word_.load(std::memory_order_acquire) & ~kWaitersBit) != address(me)) return false;
+    if (owner() != &me) return false;
     ++me.locks_held_;
     return true;
   }
