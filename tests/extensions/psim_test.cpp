@@ -292,7 +292,62 @@ class PastSender final : public LogicalProcess {
   void initialize() override { send(*outputs().front(), Message{}, 0.5); }  // lookahead is 1
 };
 
+// Tries each delay on schedule() and on its first output link (lookahead 1) and keeps what
+// each attempt said: "ok" or the UsageError's message.
+class DelayProbe final : public LogicalProcess {
+ public:
+  using LogicalProcess::LogicalProcess;
+  std::vector<std::string> scheduled, sent;
+
+ protected:
+  void initialize() override {
+    for (Time d : {0.0, 2.5, -0.5, std::nan(""), HUGE_VAL, -HUGE_VAL}) {
+      scheduled.push_back(attempt([&] { schedule(Message{}, d); }));
+    }
+    for (Time d : {1.0, 0.999, std::nan(""), HUGE_VAL}) {
+      sent.push_back(attempt([&] { send(*outputs().front(), Message{}, d); }));
+    }
+  }
+
+ private:
+  template <class F>
+  static std::string attempt(F f) {
+    try {
+      f();
+      return "ok";
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+  }
+};
+
 }  // namespace
+
+TEST_CASE("a delay that is not a finite time at or past the lookahead is refused; the boundary is not", "[psim]") {
+  Simulation sim{{.end_time = 10}};
+  auto& probe = sim.add<DelayProbe>("probe");
+  auto& sink = sim.add<Sink>("sink");
+  sim.connect(probe, sink, 1.0);
+  SequentialSimulator{sim}.run();
+  REQUIRE(probe.scheduled.size() == 6);
+  CHECK(probe.scheduled[0] == "ok");  // to itself: no lookahead, so 0 is allowed
+  CHECK(probe.scheduled[1] == "ok");
+  CHECK_THAT(probe.scheduled[2],
+             Catch::Matchers::Contains("'probe' sent a message into the past: delay -0.5 at time 0"));
+  CHECK_THAT(probe.scheduled[3], Catch::Matchers::Contains("delay nan"));
+  CHECK_THAT(probe.scheduled[4], Catch::Matchers::Contains("delay inf"));
+  CHECK_THAT(probe.scheduled[5], Catch::Matchers::Contains("delay -inf"));
+  REQUIRE(probe.sent.size() == 4);
+  CHECK(probe.sent[0] == "ok");  // exactly the lookahead
+  CHECK_THAT(probe.sent[1], Catch::Matchers::Contains("delay 0.999 at time 0 on psim link 'probe->sink' (lookahead 1)"));
+  CHECK_THAT(probe.sent[2], Catch::Matchers::Contains("delay nan"));
+  CHECK_THAT(probe.sent[3], Catch::Matchers::Contains("delay inf"));
+  // Only the accepted ones were queued: two scheduled, one sent, every one before the end.
+  CHECK(probe.stats().scheduled == 2);
+  CHECK(probe.stats().messages_sent == 1);
+  CHECK(probe.stats().events == 2);
+  CHECK(sink.stats().events == 1);
+}
 
 TEST_CASE("receive merges input links in timestamp order (process style)", "[psim]") {
   auto cfg = GENERATE(presto::test::configs());

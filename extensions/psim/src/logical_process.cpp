@@ -1,6 +1,5 @@
 #include <presto/psim/logical_process.hpp>
 
-#include <cmath>
 #include <sstream>
 #include <stop_token>
 
@@ -42,46 +41,45 @@ void LogicalProcess::cancelled_send(const char* operation) const {
   misuse(os.str());
 }
 
-Message LogicalProcess::stamp(Message message, Time delay, const Link* link) {
-  if (!std::isfinite(delay) || delay < 0 || (link != nullptr && delay < link->lookahead())) {
-    std::ostringstream os;
-    os << "sent a message into the past: delay " << delay << " at time " << now();
-    if (link != nullptr) os << " on " << link->describe() << " (lookahead " << link->lookahead() << ")";
-    misuse(os.str());
-  }
-  message.time = key_.time + delay;
-  message.sent_at = key_.time;
-  message.source = index_;
-  message.depth = message.time == key_.time ? key_.depth + 1 : 0;
-  message.sequence = ++sequence_;
-  message.link = link;
-  return message;
+void LogicalProcess::past_error(Time delay, const Link* link) const {
+  std::ostringstream os;
+  os << "sent a message into the past: delay " << delay << " at time " << now();
+  if (link != nullptr) os << " on " << link->describe() << " (lookahead " << link->lookahead() << ")";
+  misuse(os.str());
+}
+
+void LogicalProcess::stamp(Message& out, const Message& payload, Time delay, const Link* link) noexcept {
+  out.kind = payload.kind;
+  out.value = payload.value;
+  out.real = payload.real;
+  out.time = key_.time + delay;
+  out.sent_at = key_.time;
+  out.source = index_;
+  out.depth = out.time == key_.time ? key_.depth + 1 : 0;
+  out.sequence = ++sequence_;
+  out.link = link;
 }
 
 void LogicalProcess::send(Link& link, Message message, Time delay) {
   check_owner("send");
   if (&link.from() != this) misuse("sent on " + link.describe() + ", which is not one of its output links");
   if (cancelled_) [[unlikely]] cancelled_send("send");
-  Message m = stamp(message, delay, &link);
+  check_delay(delay, &link);
   ++stats_.messages_sent;
   if (sequential_ != nullptr) {
     ++link.messages_;
-    sequential_->enqueue(link.to(), m);
+    stamp(sequential_->add(link.to()), message, delay, &link);
   } else {
-    outbox_.emplace_back(&link, m);
+    stamp(outbox_.emplace_back(&link, Message{}).second, message, delay, &link);
   }
 }
 
 void LogicalProcess::schedule(Message message, Time delay) {
   check_owner("schedule");
   if (cancelled_) [[unlikely]] cancelled_send("schedule");
-  Message m = stamp(message, delay, nullptr);
+  check_delay(delay, nullptr);
   ++stats_.scheduled;
-  if (sequential_ != nullptr) {
-    sequential_->enqueue(*this, m);
-  } else {
-    scheduled_.push_back(m);
-  }
+  stamp(sequential_ != nullptr ? sequential_->add(*this) : scheduled_.emplace_back(), message, delay, nullptr);
 }
 
 std::optional<Message> LogicalProcess::receive() {

@@ -13,10 +13,7 @@ struct LaterEntry {
 };
 }  // namespace
 
-void SequentialSimulator::enqueue(LogicalProcess& to, const Message& m) {
-  events_.push_back({m, &to});
-  std::push_heap(events_.begin(), events_.end(), LaterEntry{});
-}
+Message& SequentialSimulator::add(LogicalProcess& to) { return events_.emplace_back(Entry{{}, &to}).message; }
 
 SimulationStats SequentialSimulator::run() {
   Simulation& sim = simulation_;
@@ -25,10 +22,17 @@ SimulationStats SequentialSimulator::run() {
   const auto start = Clock::now();
   for (auto& lp : sim.processes_) lp->initialize();
   const Time end = sim.config().end_time;
-  while (!events_.empty()) {
+  for (;;) {
+    // The events the last handle() added join the heap now, not as each was stamped: pushed at
+    // once, each would be copied while its fields were still in the store buffer.
+    while (ordered_ < events_.size()) {
+      std::push_heap(events_.begin(), events_.begin() + static_cast<std::ptrdiff_t>(++ordered_), LaterEntry{});
+    }
+    if (events_.empty()) break;
     std::pop_heap(events_.begin(), events_.end(), LaterEntry{});
     Entry e = events_.back();
     events_.pop_back();
+    --ordered_;
     if (e.message.time >= end) break;
     LogicalProcess& lp = *e.to;
     lp.key_ = e.message.key();
@@ -37,6 +41,7 @@ SimulationStats SequentialSimulator::run() {
   }
   const auto stop = Clock::now();
   events_.clear();
+  ordered_ = 0;
   SimulationStats s;
   s.seconds = std::chrono::duration<double>(stop - start).count();
   for (auto& lp : sim.processes_) {

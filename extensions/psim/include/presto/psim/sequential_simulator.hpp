@@ -22,15 +22,18 @@ class SequentialSimulator {
 
  private:
   friend class LogicalProcess;
-  // For LogicalProcess::send/schedule: enqueue a stamped message for `to`.
-  void enqueue(LogicalProcess& to, const Message& m);
+  // For LogicalProcess::send/schedule: a new event for `to`, whose message the caller stamps
+  // in place. run() orders it into the event list before it takes the next event.
+  Message& add(LogicalProcess& to);
 
   struct Entry {
     Message message;
     LogicalProcess* to;
   };
   Simulation& simulation_;
-  std::vector<Entry> events_;  // heap, earliest key on top
+  // A heap (earliest key on top) of its first `ordered_` entries, then the events added since.
+  std::vector<Entry> events_;
+  std::size_t ordered_ = 0;
 };
 
 }  // namespace presto::psim
