@@ -125,8 +125,11 @@ Link& Simulation::connect(LogicalProcess& from, LogicalProcess& to, Time lookahe
 // Locking. Each LP's mutex_ guards its side of the engine: its phase, the link it sleeps on,
 // its pending heap, horizon and grant, and its input links (their FIFOs, clocks and counts).
 // A thread holds at most one LP's mutex at a time, except break_deadlock and a failing LP,
-// which take every LP's in index order (AllLocks); the spinlock of the link an LP sleeps on is
-// taken inside that LP's mutex. What other LPs need of an LP without its mutex is published
+// which take every LP's in index order (AllLocks). An LP's mutex is also the spinlock of its
+// input links (Link::ReceiverLock): it sleeps on one with its mutex held, let go once it is
+// switched out, so whoever holds its mutex finds it either awake or wholly asleep and recalls
+// it without another lock. (A spinlock of each link, taken inside the mutex before sleeping
+// and again by the waker, was two more locked instructions a block.) What other LPs need of an LP without its mutex is published
 // in atomics: its lower bound (bound_, for the null messages they pull from it) and which of
 // its output links an LP sleeps on (waited_, a bit per link, for the null messages it pushes;
 // kept under null messages only). An LP about to sleep publishes its bound and then reads
@@ -217,11 +220,9 @@ void Simulation::fail(std::string what) {
 }
 
 bool Simulation::restart(LogicalProcess& lp, bool may_wait, WakeList& wakes) {
-  if (!may_wait) {
-    // Not waiting and not allocating: the next break restarts it.
-    if (wakes.full() || !lp.blocked_on_->spin_try_lock()) return false;  // or still switching out
-    lp.blocked_on_->spin_unlock();
-  }
+  // Not allocating without leave: the next break restarts it. (Its mutex is held, so it has
+  // been switched out.)
+  if (!may_wait && wakes.full()) return false;
   unblock(lp, wakes);
   return true;
 }
@@ -403,13 +404,11 @@ inline void Simulation::unwait(Link& link) noexcept {
 }
 
 void Simulation::unblock(LogicalProcess& lp, WakeList& wakes) {
-  // lp set blocked_on_ under its mutex and took that link's spinlock before releasing the
-  // mutex, and keeps it until it is switched out: once we hold the spinlock, lp waits on it.
+  // lp set blocked_on_ under its mutex, which is the link's spinlock, and let it go only once it
+  // was switched out: holding the mutex, we find lp waiting on the link.
   Link* l = lp.blocked_on_;
   if (config_.protocol == Protocol::null_messages) unwait(*l);
-  l->spin_lock();
   bool waiting = l->recall(lp);
-  l->spin_unlock();
   lp.ready_time_.store(lp.earliest_pending().time, std::memory_order_relaxed);
   lp.blocked_on_ = nullptr;
   lp.phase_ = LogicalProcess::Phase::receiving;
@@ -465,6 +464,7 @@ bool Simulation::receive(LogicalProcess& lp, const StopToken* token, Message& ou
       wakes.wake_all();
       throw SchedulerError(unsafe_delivery(*refused->first, refused->second));  // ends the simulation
     }
+    wakes.wake_all();  // before taking our mutex: an LP sleeps holding it (see block below)
   }
   std::unique_lock own(lp.mutex_);
   for (const Message& m : lp.scheduled_) {
@@ -547,13 +547,14 @@ bool Simulation::receive(LogicalProcess& lp, const StopToken* token, Message& ou
       continue;
     }
     ++lp.stats_.blocks;
-    holding->spin_lock();
-    own.unlock();
-    wakes.wake_all();
+    assert(wakes.empty());  // every path above that woke LPs woke them
     const std::uint64_t asleep = ticks();
-    holding->block();  // releases the spinlock once switched out; whoever wakes us unblock()ed us
+    // Asleep with our mutex, the link's spinlock, which block() lets go once we are switched
+    // out; whoever wakes us unblock()ed us.
+    own.release();
+    holding->block();
     lp.blocked_ticks_ += ticks() - asleep;
-    own.lock();
+    own = std::unique_lock(lp.mutex_);
   }
 }
 

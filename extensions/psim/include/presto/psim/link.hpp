@@ -9,6 +9,10 @@
 // at its lookahead, the least delay of any message sent on it: Simulation::connect's
 // `lookahead` is both a promise made by the sender (send() rejects shorter delays) and what
 // the null-message protocol adds to the sender's own lower bound.
+//
+// A link's spinlock (SynchroObject::spin_lock) is its receiver's mutex, which guards the
+// link's FIFO and clock and the receiver's state; a link takes no other (set_spinlock is
+// private here).
 
 #include <cstdint>
 #include <string>
@@ -42,6 +46,8 @@ class Link final : public SynchroObject {
  private:
   friend class Simulation;
   friend class LogicalProcess;
+  class ReceiverLock;  // the spinlock of a link: its receiver's mutex
+  using SynchroObject::set_spinlock;  // a link's spinlock is its receiver's mutex, always
 
   LogicalProcess& from_;
   LogicalProcess& to_;

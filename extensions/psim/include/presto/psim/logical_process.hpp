@@ -154,8 +154,19 @@ class LogicalProcess : public Thread {
   ProcessStats stats_;
   std::uint64_t blocked_ticks_ = 0;  // asleep in receive(), in Simulation::ticks()
 
-  // PSIM's state, guarded by mutex_ (see the locking note in simulation.cpp).
-  presto::Spinlock mutex_;
+  // PSIM's state, guarded by mutex_ (see the locking note in simulation.cpp). It is also the
+  // spinlock of every input link (Link::ReceiverLock): the LP sleeps on a link with its mutex
+  // held, which is let go once the LP is switched out, and whoever holds the mutex may recall
+  // the LP from the link it sleeps on.
+  class Mutex final : public presto::Spinlock {
+   public:
+    // The algorithm alone, for a SynchroObject's spinlock, whose caller keeps the count of
+    // spinlocks held (see Spinlock).
+    void acquire_uncounted() noexcept { acquire(); }
+    bool try_acquire_uncounted() noexcept { return try_acquire(); }
+    void release_uncounted() noexcept { release(); }
+  };
+  Mutex mutex_;
   Phase phase_ = Phase::active;
   // Its last receive threw Cancelled and none has returned a message since: it may not send.
   // Written by its own thread with mutex_ held (read by the deadlock breakers).

@@ -209,7 +209,7 @@ class Simulation {
   // LP's own, which run() rethrows); the caller restarts the blocked LPs (restart_all).
   void fail(std::string what);
   // With every mutex held: makes a blocked LP ready; with may_wait false, false (nothing done)
-  // when that would wait (it is still switching out) or allocate.
+  // when that would allocate.
   bool restart(LogicalProcess& lp, bool may_wait, WakeList& wakes);
   // restart() for every blocked LP; false if one was left for a later break.
   bool restart_all(bool may_wait, WakeList& wakes);
