@@ -25,16 +25,23 @@
 //   skynet    trees of 111,111 threads, ten children a node: N threads (rounded down)
 //   lock      an uncontended Lock: N lock + unlock pairs
 //   semaphore an uncontended Semaphore: N release + acquire pairs
+//   wake      two threads wake each other through two Semaphores: N wake-ups (each a block,
+//             a wake-up and a switch)
 //   barrier   a Barrier of one party: N phases
 //   future-get  a Future computing a constant, then get(): N futures
 //   run       an empty Runtime::run, its start and its end on P processors: N runs
+//   OP/subclass  OP under a Scheduler subclass that overrides ready() (as PSIM's and a user's
+//             do): the dispatch path then makes every virtual call, and the pool's put and get
+//             are all it has of the built-in scheduler's shortcuts
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <optional>
+#include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include <presto/futures/future.hpp>
@@ -43,6 +50,13 @@
 #include "skynet.hpp"
 
 namespace {
+
+// A Scheduler subclass: not the plain Scheduler, so dispatch calls its virtual functions.
+class Overriding final : public presto::Scheduler {
+ public:
+  using presto::Scheduler::Scheduler;
+  void ready(presto::Thread& t) override { presto::Scheduler::ready(t); }
+};
 
 void yield_pair(std::uint64_t n, std::optional<std::size_t> affinity) {
   auto other = presto::fork(presto::ThreadAttributes{.affinity = affinity}, [n] {
@@ -117,6 +131,19 @@ bool run(const std::string& op, std::uint64_t n, std::size_t processors) {
       sem.release();
       sem.acquire();
     }
+  } else if (op == "wake") {
+    presto::Semaphore ping{0, "ping"}, pong{0, "pong"};
+    auto other = presto::fork([&] {
+      for (std::uint64_t i = 0; i < n / 2; ++i) {
+        ping.acquire();
+        pong.release();
+      }
+    });
+    for (std::uint64_t i = 0; i < n / 2; ++i) {
+      ping.release();
+      pong.acquire();
+    }
+    other.join();
   } else if (op == "future-get") {
     for (std::uint64_t i = 0; i < n; ++i) {
       presto::futures::Future f{[] { return 1; }};
@@ -142,13 +169,16 @@ int main(int argc, char** argv) {
   const std::uint64_t repeats = argc == 5 ? std::strtoull(argv[4], &end, 10) : 0;
   valid = valid && *end == '\0' && (argc < 5 || repeats > 0);
   if (!valid) {
-    std::fputs("usage: hot_path yield|yield-one-body|pinned-yield|handoff|fork-join|batch|skynet|lock|semaphore|barrier|future-get|run N [P [R]]   "
+    std::fputs("usage: hot_path yield|yield-one-body|pinned-yield|handoff|fork-join|batch|skynet|lock|semaphore|wake|barrier|future-get|run[/subclass] N [P [R]]   "
                "(N, P, R > 0)\n",
                stderr);
     return 2;
   }
-  const std::string op = argv[1];
-  presto::Runtime rt{{.processors = processors}};
+  std::string op = argv[1];
+  constexpr std::string_view kSubclass = "/subclass";
+  const bool subclass = op.ends_with(kSubclass);
+  if (subclass) op.resize(op.size() - kSubclass.size());
+  presto::Runtime rt{{.processors = processors, .scheduler = subclass ? std::make_unique<Overriding>() : nullptr}};
   std::vector<double> ns;  // per operation, one entry a run
   for (std::uint64_t r = 0; r < std::max<std::uint64_t>(repeats, 1); ++r) {
     const auto start = std::chrono::steady_clock::now();
@@ -168,7 +198,7 @@ int main(int argc, char** argv) {
   if (repeats > 0) {
     std::sort(ns.begin(), ns.end());
     std::printf("%s: least %.2f ns, median %.2f ns per operation (%llu runs of %llu on %llu processor%s)\n",
-                op.c_str(), ns.front(), ns[ns.size() / 2], static_cast<unsigned long long>(repeats),
+                argv[1], ns.front(), ns[ns.size() / 2], static_cast<unsigned long long>(repeats),
                 static_cast<unsigned long long>(n), static_cast<unsigned long long>(processors),
                 processors == 1 ? "" : "s");
   }

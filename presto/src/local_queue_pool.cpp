@@ -5,6 +5,7 @@
 #include <presto/runtime.hpp>
 #include <presto/thread.hpp>
 
+#include "current.hpp"
 #include "dispatch.hpp"
 #include "owned_queue_owner.hpp"
 
@@ -50,17 +51,15 @@ void LocalQueuePool::attach(const Runtime& rt) {
   count_ = n;
 }
 
-[[gnu::always_inline]] inline std::size_t LocalQueuePool::own_queue() const noexcept {
-  const Processor* p = Processor::current();
+[[gnu::always_inline]] inline std::size_t LocalQueuePool::own_queue(const Processor* p) const noexcept {
   if (p != nullptr && &p->runtime() == runtime_ && p->index() < count_) [[likely]] return p->index();
   return count_;
 }
 
-std::size_t LocalQueuePool::shortest() const noexcept {
+std::size_t LocalQueuePool::shortest(std::size_t own) const noexcept {
   // An unlocked scan of the lengths, as in Joyce's kernel: two processors may pick the same
   // queue at once, a passing imbalance the next placements correct. Ties go to the first
   // queue scanned, the caller's own.
-  const std::size_t own = own_queue();
   const std::size_t start = own < count_ ? own : 0;
   std::size_t best = start;
   std::size_t best_length = static_cast<std::size_t>(-1);
@@ -76,13 +75,13 @@ std::size_t LocalQueuePool::shortest() const noexcept {
   return best;
 }
 
-[[gnu::always_inline]] inline std::size_t LocalQueuePool::waker() noexcept {
-  if (const std::size_t own = own_queue(); own < count_) [[likely]] return own;
+[[gnu::always_inline]] inline std::size_t LocalQueuePool::waker(std::size_t own) noexcept {
+  if (own < count_) [[likely]] return own;
   return round_robin_.fetch_add(1, std::memory_order_relaxed) % count_;
 }
 
-std::size_t LocalQueuePool::place(Thread& t) noexcept {
-  if (placement_ == Placement::shortest) return shortest();
+std::size_t LocalQueuePool::place(Thread& t, std::size_t own) noexcept {
+  if (placement_ == Placement::shortest) return shortest(own);
   if (placement_ == Placement::random) {
     if (count_ == 1) return 0;  // nothing to draw (the draw's division cost a one-processor fork 10%)
     // splitmix64 over a shared counter: no lock, and every seed gives a full-period sequence.
@@ -95,13 +94,24 @@ std::size_t LocalQueuePool::place(Thread& t) noexcept {
   }
   const Processor* last = t.processor();  // Placement::last
   if (last != nullptr && &last->runtime() == runtime_ && last->index() < count_) return last->index();
-  return waker();
+  return waker(own);
 }
 
 void LocalQueuePool::put(Thread& t) {
   if (count_ == 0) [[unlikely]] throw UsageError("LocalQueuePool used before it was attached to a runtime");
   if (pinned_.put(t)) return;
-  enqueue(queues_[placement_ == Placement::waker ? waker() : place(t)], t);
+  Processor* const p = detail::current_processor();  // nothing here switches
+  const std::size_t own = own_queue(p);
+  const std::size_t i = placement_ == Placement::waker ? waker(own) : place(t, own);
+  // A processor putting into its own queue from its dispatch path (a scheduler's ready(), inside
+  // its gate) is the queue's owner, as get() is: so a Scheduler subclass over this pool keeps
+  // the bias too. (Taking the lock there counted as another user's operation, and the queue was
+  // never biased: PSIM's scheduler paid a locked push and a locked pop for every wake-up.)
+  if (i == own && detail::Dispatch::owns(*p)) [[likely]] {
+    queues_[i].owner_push(t, order_ == Order::lifo);
+  } else {
+    enqueue(queues_[i], t);
+  }
 }
 
 Thread* LocalQueuePool::get(Processor& p) {
@@ -144,7 +154,7 @@ Thread* LocalQueuePool::steal(std::size_t home, bool owner) {
 
 bool LocalQueuePool::withdraw(Thread& t) {
   if (count_ == 0) return false;
-  const std::size_t own = own_queue();
+  const std::size_t own = own_queue(detail::current_processor());
   const std::size_t home = own < count_ ? own : 0;
   return queues_[home].withdraw(t) || withdraw_elsewhere(t, home);
 }

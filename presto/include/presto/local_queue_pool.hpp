@@ -108,10 +108,11 @@ class LocalQueuePool final : public ThreadPool {
     // only, inside its gate): here rather than on the stack of whatever thread is leaving.
     Thread* stolen[kStealLimit] = {};
   };
-  std::size_t own_queue() const noexcept;     // the calling processor's queue, or count_ if none
-  std::size_t waker() noexcept;               // the caller's queue (round-robin off the runtime)
-  std::size_t place(Thread& t) noexcept;      // every placement but waker
-  std::size_t shortest() const noexcept;
+  // The queue of processor p (the caller's, nullptr off a processor), or count_ if it has none.
+  std::size_t own_queue(const Processor* p) const noexcept;
+  std::size_t waker(std::size_t own) noexcept;          // own, or round-robin off the runtime
+  std::size_t place(Thread& t, std::size_t own) noexcept;  // every placement but waker
+  std::size_t shortest(std::size_t own) const noexcept;
   std::size_t unpinned() const noexcept;
   // The oldest thread of another queue, and up to half of that queue into `home` if the caller
   // owns it (at most kStealLimit threads); nullptr if every other queue is empty.
