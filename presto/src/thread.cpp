@@ -340,14 +340,16 @@ void Thread::wakeup(SynchroObject& so) {
   // Everything the waker needs is read or written before the state changes: from then on an
   // external thread may run on (a presto thread only once make_ready has queued it).
   const bool external = external_;
-  waiting_on_ = nullptr;
-  auto expected = static_cast<std::uint32_t>(ThreadState::blocked);
-  if (!state_.compare_exchange_strong(expected, static_cast<std::uint32_t>(ThreadState::ready),
-                                      std::memory_order_acq_rel)) {
-    throw UsageError(Thread::current().describe() + " tried to wake " + describe() +
-                     ", which is not asleep (it is " + std::string(to_string(static_cast<ThreadState>(expected))) +
-                     ")");
+  // Only the waker that recalled this thread from `so` (under its spinlock, once the thread
+  // was switched out) gets here, and nobody else changes the state of a thread asleep: a plain
+  // store, as Dispatch::heir_or_next makes for the heir (a compare-exchange was a locked
+  // instruction on every wake-up).
+  if (const ThreadState s = state(); s != ThreadState::blocked) [[unlikely]] {
+    throw UsageError(Thread::current().describe() + " tried to wake " + describe() + ", which is not asleep (it is " +
+                     std::string(to_string(s)) + ")");
   }
+  waiting_on_ = nullptr;
+  set_state(ThreadState::ready);
   if (external) {
     detail::futex_wake_one(state_);
     wake_acknowledged_.store(true, std::memory_order_release);  // our last access
