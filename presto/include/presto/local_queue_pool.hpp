@@ -11,8 +11,9 @@
 // lost on 4 to 16, e.g. 46-51 ms instead of 34-44 on 8; skynet on 16 processors took 0.30-0.37 s
 // instead of 0.18-0.20: a thief should take a tree's oldest threads, its largest subtrees.)
 // Each queue has its own lock, on its own cache line, so processors contend only when they
-// steal. Under the default scheduler a processor's own operations on its queue (its yields,
-// the threads it forks, wakes and joins) take no locked instruction while no
+// steal. A processor's own operations on its queue (its yields, the threads it forks, wakes
+// and joins; under the default scheduler directly, under a Scheduler subclass through put()
+// and get() called from its dispatch path) take no locked instruction while no
 // other processor or OS thread uses that queue: the queue is biased towards its processor after
 // `bias_after` such operations in a row, and the first other user revokes the bias at the cost
 // of a membarrier (detail/owned_queue.hpp; revocations() counts them). A thread with an
@@ -98,7 +99,8 @@ class LocalQueuePool final : public ThreadPool {
   static constexpr std::size_t kStealLimit = 128;  // threads a steal takes at most
 
   // Processor i's queue: i pushes and pops it without a locked instruction while the others
-  // leave it alone (detail::OwnedQueue); they, and the virtual calls above, take its lock.
+  // leave it alone (detail::OwnedQueue); they take its lock, as do the virtual calls above
+  // made anywhere but on i inside its gate.
   struct alignas(64) Queue : detail::OwnedQueue {
     // Its processor is running a thread it got from this pool (for the shortest placement).
     std::atomic<bool> busy{false};
