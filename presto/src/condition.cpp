@@ -26,6 +26,17 @@ void Condition::owner_error(const Monitor::Entry* entry, const char* operation) 
                    monitor_.describe());
 }
 
+// Who else changes the queue? A waiter queues itself holding the spinlock, which it took before
+// letting the monitor go (that the caller now holds) and keeps until it is switched out; a
+// timeout or a stop dequeues a timed waiter under the spinlock alone. So with no timed waiter,
+// and the spinlock seen free after the caller's acquisition of the monitor, every waiter is
+// queued and asleep, and nobody else can touch the queue until the caller lets the monitor go:
+// dequeue without the spinlock's locked instruction. (A runtime abandoning its survivors, and
+// the destructor, also dequeue: when no thread can be signalling.)
+inline bool Condition::may_dequeue_unlocked() const noexcept {
+  return timed_waiters_ == 0 && spinlock() == nullptr && spin_.is_free_acquire();
+}
+
 inline void Condition::reacquire(Thread& me) {
   if (!monitor_.took_over(me)) monitor_.lock_as(me);
 }
@@ -85,6 +96,7 @@ WaitStatus Condition::wait_on(Monitor::Entry& entry, const Clock::time_point* de
                               const char* operation) {
   Thread& me = detail::current_thread();  // read once, before the sleep
   check_owner(me, &entry, operation);
+  ++timed_waiters_;  // before the monitor goes: from then on a timeout may dequeue us
   CancellableWait waiting{*this, token};
   spin_lock();
   try {
@@ -95,15 +107,21 @@ WaitStatus Condition::wait_on(Monitor::Entry& entry, const Clock::time_point* de
   }
   const WaitStatus status = waiting.block(deadline);
   reacquire(me);
+  --timed_waiters_;
   return status;
 }
 
 void Condition::signal() {
   Thread& me = detail::current_thread();
   check_owner(me, nullptr, "signal");
-  spin_lock();
-  Thread* t = recall();
-  spin_unlock();
+  Thread* t;
+  if (may_dequeue_unlocked()) [[likely]] {
+    t = waiting_.pop_front();  // no timed waiter: no timeout to cancel
+  } else {
+    spin_lock();
+    t = recall();
+    spin_unlock();
+  }
   if (t == nullptr) return;
   if (me.deferred_wake_ == nullptr && me.may_defer_wake_of(*t)) {
     me.deferred_wake_ = t;  // it needs the monitor first: woken when we release it, or sleep
@@ -114,10 +132,14 @@ void Condition::signal() {
 
 void Condition::broadcast() {
   check_owner(detail::current_thread(), nullptr, "broadcast");
-  spin_lock();
   ThreadQueue woken;
-  while (Thread* t = recall()) woken.push_back(*t);
-  spin_unlock();
+  if (may_dequeue_unlocked()) [[likely]] {
+    while (Thread* t = waiting_.pop_front()) woken.push_back(*t);
+  } else {
+    spin_lock();
+    while (Thread* t = recall()) woken.push_back(*t);
+    spin_unlock();
+  }
   wakeup_all(woken);
 }
 

@@ -346,3 +346,74 @@ TEST_CASE("plain, timed and cancelled lockers mixed: exclusion kept, no wake-up 
   });
   PRESTO_CHECK_RECORD(record);
 }
+
+TEST_CASE("plain, timed and cancelled waiters of one condition mixed: no signal lost, no waiter left", "[waits][race]") {
+  // A signal pops its waiter without the condition's spinlock while no timed or cancellable
+  // waiter is queued; here timeouts and stops keep taking waiters off the queue while plain
+  // waiters come and go, so both paths run against each other.
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  const int producers = 2, consumers = 6, rounds = static_cast<int>(presto::test::scaled(300));
+  const int total = producers * rounds;
+  presto::test::Record record;
+  presto::test::run(cfg, [&] {
+    Monitor m{"items"};
+    Condition nonempty{m, "nonempty"};
+    StopSource stop;
+    int items = 0, consumed = 0;
+    std::vector<JoinHandle<int>> hs;
+    for (int t = 0; t < consumers; ++t) {
+      hs.push_back(fork([&, t, token = stop.get_token()] {
+        int mine = 0;
+        bool cancellable = t % 3 == 2;
+        Monitor::Entry entry{m};
+        for (;;) {
+          while (items == 0 && consumed < total) {
+            if (t % 3 == 0) {
+              nonempty.wait(entry);
+            } else if (t % 3 == 1) {
+              (void)nonempty.wait_for(entry, std::chrono::microseconds(1 + mine % 20));
+            } else if (cancellable) {
+              try {
+                nonempty.wait(entry, token);
+              } catch (const Cancelled&) {
+                cancellable = false;  // the monitor is held again; wait plainly from now on
+              }
+            } else {
+              nonempty.wait(entry);
+            }
+          }
+          if (consumed == total) return mine;
+          --items;
+          ++mine;
+          if (++consumed == total) nonempty.broadcast();  // the others wait for no more items
+        }
+      }));
+    }
+    std::vector<JoinHandle<void>> ps;
+    for (int p = 0; p < producers; ++p) {
+      ps.push_back(fork([&, p] {
+        for (int r = 0; r < rounds; r += 2) {
+          if (p == 0 && r == rounds / 2) stop.request_stop();
+          {
+            Monitor::Entry entry{m};
+            ++items;
+            nonempty.signal();  // deferred to the release
+            if (r + 1 < rounds) {
+              ++items;
+              nonempty.signal();  // a second signal wakes its waiter at once
+            }
+          }
+          if (r % 8 == 0) this_thread::yield();
+        }
+      }));
+    }
+    for (auto& h : ps) h.join();
+    int taken = 0;
+    for (auto& h : hs) taken += h.join();  // a lost signal would leave a plain waiter asleep: Deadlock
+    record.expect(taken == total && items == 0, "items taken " + std::to_string(taken) + " of " + std::to_string(total) +
+                                                    ", left " + std::to_string(items));
+    record.expect(!presto::test::has_waiters(nonempty), "a waiter is still queued on the condition");
+  });
+  PRESTO_CHECK_RECORD(record);
+}

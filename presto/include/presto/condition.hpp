@@ -18,11 +18,13 @@
 // holding it without competing for it (as if it had won the race Mesa allows), and threads
 // waiting to enter stay queued until the waiter lets it go in turn. That saves the waiter's
 // compare-exchange on the monitor, one of the four locked instructions of a ping-pong's
-// hand-off.
+// hand-off. While no waiter is in a timed or cancellable wait, signal and broadcast also
+// dequeue without the condition's spinlock: a hand-off costs two.
 // Waiting or signalling without holding the bound monitor raises UsageError, as does
 // destroying a condition threads wait on.
 
 #include <chrono>
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -93,11 +95,20 @@ class Condition : public SynchroObject {
   WaitStatus wait_on(Monitor::Entry& entry, const Clock::time_point* deadline, const StopToken& token,
                      const char* operation);
   [[noreturn, gnu::cold]] void owner_error(const Monitor::Entry* entry, const char* operation) const;
+  // Whether signal and broadcast, holding the monitor, may dequeue waiters without the
+  // spinlock (condition.cpp says why that is safe).
+  bool may_dequeue_unlocked() const noexcept;
   // A wait's reacquisition of the monitor after its sleep, unless a signaller's wait passed
   // it to `me` (Lock::pass_as).
   void reacquire(Thread& me);
 
   Monitor& monitor_;
+  // The waiters in a timed or cancellable wait (wait_on), which a timeout or a stop may take
+  // off the queue without the monitor. Changed and read only by the monitor's holder; counted
+  // from before such a waiter lets the monitor go until after it holds it again (a wait that
+  // throws midway leaves it counted: too high is safe). While it is 0, only the monitor's
+  // holder changes the queue, so signal need not take the spinlock (see signal).
+  std::size_t timed_waiters_ = 0;
 };
 
 }  // namespace presto

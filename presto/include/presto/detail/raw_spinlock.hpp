@@ -55,6 +55,10 @@ class RawSpinlock {
   [[gnu::always_inline]] void lock_unpreemptible() noexcept { ttas_lock(locked_); }
   [[gnu::always_inline]] void unlock_unpreemptible() noexcept { locked_.store(false, std::memory_order_release); }
   bool is_locked() const noexcept { return locked_.load(std::memory_order_relaxed); }
+  // Whether the lock is free, as an acquisition would see it: when true, everything the last
+  // holder did under it is visible to the caller (Condition::signal's check for a waiter still
+  // on its way to sleep). Takes nothing: the lock may be taken right after.
+  bool is_free_acquire() const noexcept { return !locked_.load(std::memory_order_acquire); }
 
  private:
   std::atomic<bool> locked_{false};
