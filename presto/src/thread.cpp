@@ -341,9 +341,9 @@ void Thread::wakeup(SynchroObject& so) {
   // external thread may run on (a presto thread only once make_ready has queued it).
   const bool external = external_;
   // Only the waker that recalled this thread from `so` (under its spinlock, or seeing it free
-  // as Condition::signal does, once the thread was switched out) gets here, and nobody else changes the state of a thread asleep: a plain
-  // store, as Dispatch::heir_or_next makes for the heir (a compare-exchange was a locked
-  // instruction on every wake-up).
+  // as Condition::signal does, once the thread was switched out) gets here, and nobody else
+  // changes the state of a thread asleep: a plain store, as Dispatch::heir_or_next makes for
+  // the heir (a compare-exchange was a locked instruction on every wake-up).
   if (const ThreadState s = state(); s != ThreadState::blocked) [[unlikely]] {
     throw UsageError(Thread::current().describe() + " tried to wake " + describe() + ", which is not asleep (it is " +
                      std::string(to_string(s)) + ")");

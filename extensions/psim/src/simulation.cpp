@@ -132,10 +132,10 @@ Link& Simulation::connect(LogicalProcess& from, LogicalProcess& to, Time lookahe
 // and again by the waker, was two more locked instructions a block.) What other LPs need of
 // an LP without its mutex is published in atomics: its lower bound (bound_, for the null
 // messages they pull from it) and which of its output links an LP sleeps on (waited_, a bit
-// per link, for the null messages it pushes; kept under null messages only). An LP about to sleep publishes its bound and then reads
-// waited_; an LP about to sleep on a link sets the link's bit in its sender's waited_ then reads
-// that sender's bound: one of the two sees the other (all four accesses are sequentially
-// consistent), so no null message is lost. When an LP takes an event it publishes the event's
+// per link, for the null messages it pushes; kept under null messages only). An LP about to
+// sleep publishes its bound and then reads waited_; an LP about to sleep on a link sets the
+// link's bit in its sender's waited_ then reads that sender's bound: one of the two sees the
+// other (all four accesses are sequentially consistent), so no null message is lost. When an LP takes an event it publishes the event's
 // time with a plain release store and pushes null messages to the waiters it sees: a waiter it
 // misses then is served when it blocks, at the latest.
 //

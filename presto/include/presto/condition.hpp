@@ -107,7 +107,8 @@ class Condition : public SynchroObject {
   // off the queue without the monitor. Changed and read only by the monitor's holder; counted
   // from before such a waiter lets the monitor go until after it holds it again (a wait that
   // throws midway leaves it counted: too high is safe). While it is 0, only the monitor's
-  // holder changes the queue, so signal need not take the spinlock (see signal).
+  // holder changes the queue, so signal and broadcast need not take the spinlock
+  // (may_dequeue_unlocked).
   std::size_t timed_waiters_ = 0;
 };
 
