@@ -106,11 +106,11 @@ int main(int argc, char** argv) {
   build_phold(reference, o.model);
   SimulationStats seq = SequentialSimulator{reference}.run();
   const std::uint64_t expected = checksum(reference);
-  std::printf("%-18s %3s %12s %14s %14s %9s %9s %10s %12s %10s\n", "system", "P", "events", "events/s", "ev/s/proc",
-              "vs P=1", "vs seq", "deadlocks", "null msgs", "blocks/ev");
-  std::printf("%-18s %3d %12llu %14.0f %14.0f %9s %9.2f %10s %12s %10s\n", "sequential", 1,
+  std::printf("%-18s %3s %12s %14s %14s %9s %9s %10s %12s %10s %10s\n", "system", "P", "events", "events/s",
+              "ev/s/proc", "vs P=1", "vs seq", "deadlocks", "null msgs", "blocks/ev", "yields/ev");
+  std::printf("%-18s %3d %12llu %14.0f %14.0f %9s %9.2f %10s %12s %10s %10s\n", "sequential", 1,
               static_cast<unsigned long long>(seq.events), seq.events_per_second(), seq.events_per_second(), "-", 1.0,
-              "-", "-", "-");
+              "-", "-", "-", "-");
 
   bool ok = true;
   for (Protocol protocol : o.protocols) {
@@ -127,14 +127,15 @@ int main(int argc, char** argv) {
       const bool same = stats.events == seq.events && sum == expected;
       ok = ok && same;
       const double blocks = static_cast<double>(stats.blocks) / static_cast<double>(stats.events);
+      const double yields = static_cast<double>(stats.yields) / static_cast<double>(stats.events);
       char vs_one[16] = "-";
       if (one > 0) std::snprintf(vs_one, sizeof vs_one, "%.2f", stats.events_per_second() / one);
-      std::printf("%-18s %3zu %12llu %14.0f %14.0f %9s %9.2f %10llu %12llu %10.2f%s\n",
+      std::printf("%-18s %3zu %12llu %14.0f %14.0f %9s %9.2f %10llu %12llu %10.2f %10.2f%s\n",
                   std::string(to_string(protocol)).c_str(), p, static_cast<unsigned long long>(stats.events),
                   stats.events_per_second(), stats.events_per_second() / static_cast<double>(p), vs_one,
                   stats.events_per_second() / seq.events_per_second(),
                   static_cast<unsigned long long>(stats.deadlocks()),
-                  static_cast<unsigned long long>(stats.null_messages), blocks, same ? "" : "  MISMATCH");
+                  static_cast<unsigned long long>(stats.null_messages), blocks, yields, same ? "" : "  MISMATCH");
     }
   }
   std::printf("%s: every PSIM run %s the sequential simulator's events and checksum\n", ok ? "OK" : "FAILED",

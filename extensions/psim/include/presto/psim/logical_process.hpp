@@ -67,6 +67,8 @@ struct ProcessStats {
   std::uint64_t scheduled = 0;         // to itself
   std::uint64_t null_messages = 0;     // sent on its output links
   std::uint64_t blocks = 0;            // times receive() slept
+  // Times receive() yielded instead (null messages, one processor: Simulation::yields_instead)
+  std::uint64_t yields = 0;
   std::chrono::nanoseconds blocked_time{0};  // wall time asleep in receive() (see Simulation::run)
   std::uint64_t deadlock_grants = 0;   // messages it received because PSIM broke a deadlock
   std::uint64_t cancellations = 0;     // receive(token) calls that threw Cancelled
@@ -188,6 +190,10 @@ class LogicalProcess : public Thread {
   std::uint32_t least_ = 0;        // the input whose clock was least at the last full scan
   Time runner_up_ = -kNever;       // <= every other input's clock
   Link* blocked_on_ = nullptr;
+  // The link it last yielded on instead of sleeping, and its sender's bound then
+  // (Simulation::yields_instead; guarded by mutex_).
+  const Link* yielded_on_ = nullptr;
+  Time yielded_at_ = 0;
   // Read by other LPs without mutex_:
   // Bit i%64 of word i/64 is set while an LP sleeps on outputs_[i]: it is owed a null message
   // when this LP's bound grows. One bitmask, not a flag in each link, so that an LP with no

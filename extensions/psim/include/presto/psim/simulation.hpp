@@ -17,7 +17,9 @@
 //    first pulls the null messages owed on the input links holding its next message back
 //    (shared memory lets it read each sender's bound), and sends its own on every output link
 //    an LP is blocked on, both when it blocks and each time it takes a message, waking those
-//    LPs. Links nobody waits on get no null messages. With positive lookahead on every link this never deadlocks (at a
+//    LPs. Links nobody waits on get no null messages. On one processor an LP about to block
+//    yields instead while the sender holding it back keeps publishing new bounds
+//    (yields_instead). With positive lookahead on every link this never deadlocks (at a
 //    standstill the waiting LP with the least horizon would have pulled a clock above it); the
 //    scheduler's halt still breaks a total deadlock as a safety net (zero lookahead) and counts
 //    it.
@@ -85,6 +87,7 @@ struct SimulationStats {
   std::uint64_t partial_deadlocks = 0;  // broken by the SimulationPool
   std::uint64_t total_deadlocks = 0;    // broken by the SimulationScheduler's halt
   std::uint64_t blocks = 0;
+  std::uint64_t yields = 0;  // receive()s that yielded instead of sleeping (one processor)
   std::chrono::nanoseconds blocked_time{0};  // all LPs' wall time asleep in receive()
   double seconds = 0;                  // wall time of the run
   std::vector<ProcessStats> processes;  // by LP index
@@ -223,6 +226,9 @@ class Simulation {
   // With no mutex held, after publishing `bound` and finding lp waited() on: a null message on
   // every output link an LP is blocked on whose clock it raises (send_null, one link).
   void send_nulls(LogicalProcess& lp, Time bound, WakeList& wakes);
+  // With lp's mutex held, under null messages, lp about to sleep on `holding` with its bound
+  // published: whether to yield and look again instead (and if so, noted in lp).
+  static bool yields_instead(LogicalProcess& lp, const Link& holding);
   void send_null(Link& link, Time bound, WakeList& wakes);
   // A link's bit in its sender's waited_ words; unwait clears it (its receiver's mutex held).
   static std::uint64_t bit(const Link& link) noexcept;
