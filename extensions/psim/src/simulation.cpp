@@ -136,9 +136,10 @@ Link& Simulation::connect(LogicalProcess& from, LogicalProcess& to, Time lookahe
 // per link, for the null messages it pushes; kept under null messages only). An LP about to
 // sleep publishes its bound and then reads waited_; an LP about to sleep on a link sets the
 // link's bit in its sender's waited_ then reads that sender's bound: one of the two sees the
-// other (all four accesses are sequentially consistent), so no null message is lost. When an LP takes an event it publishes the event's
-// time with a plain release store and pushes null messages to the waiters it sees: a waiter it
-// misses then is served when it blocks, at the latest.
+// other (all four accesses are sequentially consistent), so no null message is lost. When an
+// LP takes an event it publishes the event's time with a plain release store and pushes null
+// messages to the waiters it sees: a waiter it misses then is served when it blocks, at the
+// latest.
 //
 // An LP stays active until every message of its event is delivered, so a deadlock breaker,
 // which sees every LP at once, never misses a message in flight: a message not yet delivered is
