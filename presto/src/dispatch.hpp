@@ -26,6 +26,7 @@
 #include <presto/thread.hpp>
 
 #include "asymmetric_fence.hpp"
+#include "current.hpp"
 
 namespace presto::detail {
 
@@ -57,7 +58,7 @@ class Dispatch {
 
   // Whether the caller runs on p's OS thread inside p's gate: there it may work on p's own
   // ready queue as its owner (detail::OwnedQueue).
-  static bool owns(const Processor& p) noexcept { return Processor::current() == &p && p.gate_depth_ != 0; }
+  static bool owns(const Processor& p) noexcept { return current_processor() == &p && p.gate_depth_ != 0; }
 
   // On the current thread's own stack; p is self's processor (self.processor_, which the
   // caller has at hand: one dependent load less before the switch):

@@ -13,18 +13,6 @@ void PinnedQueues::attach(std::size_t processors) {
   count_ = processors;
 }
 
-bool PinnedQueues::put(Thread& t) {
-  const std::optional<std::size_t> k = t.affinity();
-  if (!k || *k >= count_) [[likely]] return false;
-  queues_[*k].push_back(t);
-  return true;
-}
-
-Thread* PinnedQueues::get(const Processor& p) noexcept {
-  if (p.index() >= count_) [[unlikely]] return nullptr;
-  return queues_[p.index()].pop_front();  // looks at the queue's count before locking
-}
-
 std::size_t PinnedQueues::size() const noexcept {
   std::size_t n = 0;
   for (std::size_t i = 0; i < count_; ++i) n += queues_[i].size();

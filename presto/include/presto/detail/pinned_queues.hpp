@@ -15,10 +15,8 @@
 #include <memory>
 
 #include <presto/detail/locked_queue.hpp>
-
-namespace presto {
-class Processor;
-}
+#include <presto/processor.hpp>
+#include <presto/thread.hpp>
 
 namespace presto::detail {
 
@@ -26,10 +24,19 @@ class PinnedQueues {
  public:
   // One queue per processor. UsageError if the number changes while threads are queued.
   void attach(std::size_t processors);
-  // Takes `t` if it is pinned to one of the processors; false: the pool must keep it.
-  bool put(Thread& t);
+  // Takes `t` if it is pinned to one of the processors; false: the pool must keep it. Inline,
+  // as get(): every put and get of a built-in pool asks, and almost every answer is no.
+  bool put(Thread& t) {
+    const std::optional<std::size_t> k = t.affinity();
+    if (!k || *k >= count_) [[likely]] return false;
+    queues_[*k].push_back(t);
+    return true;
+  }
   // The oldest thread pinned to `p`, or nullptr.
-  Thread* get(const Processor& p) noexcept;
+  Thread* get(const Processor& p) noexcept {
+    if (p.index() >= count_) [[unlikely]] return nullptr;
+    return queues_[p.index()].pop_front();  // looks at the queue's count before locking
+  }
   // Whether a thread pinned to `p` is queued.
   bool has_work_for(const Processor& p) const noexcept;
   // The queue of the threads pinned to processor `index` (below the number attached), whose
