@@ -1,10 +1,11 @@
-// this_thread::yield and Condition::wait are, on x86-64 System V, assembly entries that may
+// this_thread::yield, Condition::wait and Semaphore::acquire are, on x86-64 System V, assembly
+// entries that may
 // return to their callers by a jump rather than a `ret` (presto/src/predicted_return.hpp): these
 // tests hold them to a function's contract wherever they return to. Threads switch to each
 // other from different call sites (each return goes to another site than the last switch's),
 // keeping values live across the switches in callee-saved registers and in 16-byte-aligned
-// locals, and an exception thrown under a yield reaches the yield's caller through the entry
-// (misuse_test checks the same of Condition::wait's errors).
+// locals, and an exception thrown under a yield or an acquire reaches its caller through the
+// entry (misuse_test checks the same of Condition::wait's errors).
 
 #include <array>
 #include <cstdint>
@@ -75,6 +76,22 @@ class ThrowingYield : public Thread {
   int calls_ = 0;
 };
 
+// A thread whose sleep throws every third time, once woken.
+class ThrowingSleep : public Thread {
+ public:
+  using Thread::Thread;
+
+  void sleep(SynchroObject& so) override {
+    Thread::sleep(so);
+    if (++calls_ % 3 == 0) throw std::runtime_error("sleep " + std::to_string(calls_));
+  }
+
+  int calls() const noexcept { return calls_; }
+
+ private:
+  int calls_ = 0;
+};
+
 }  // namespace
 
 TEST_CASE("threads yielding from different call sites each return to their own, with their registers",
@@ -121,6 +138,66 @@ TEST_CASE("threads handing a monitor's condition to each other from different ca
   PRESTO_CHECK_RECORD(record);
   CHECK(got[0] == expected<0>(rounds));
   CHECK(got[1] == expected<1>(rounds));
+}
+
+TEST_CASE("threads waking each other through semaphores from different call sites keep their registers",
+          "[core][yield]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  const int rounds = static_cast<int>(presto::test::scaled(2000));
+  test::Record record;
+  std::array<std::uint64_t, 2> got{};
+  test::run(cfg, [&] {
+    Semaphore ping{0, "ping"}, pong{0, "pong"};
+    ping.set_wait_policy({.mode = WaitMode::block});  // every acquire that finds no unit sleeps
+    pong.set_wait_policy({.mode = WaitMode::block});
+    auto other = fork([&] {
+      return compute<1>(rounds, record, [&] {
+        ping.acquire();
+        pong.release();
+      });
+    });
+    got[0] = compute<0>(rounds, record, [&] {
+      ping.release();
+      pong.acquire();
+    });
+    got[1] = other.join();
+  });
+  PRESTO_CHECK_RECORD(record);
+  CHECK(got[0] == expected<0>(rounds));
+  CHECK(got[1] == expected<1>(rounds));
+}
+
+TEST_CASE("an exception thrown by a thread's sleep reaches the caller of Semaphore::acquire", "[core][yield]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  const int rounds = 30;
+  int caught = 0;
+  int sleeps = 0;
+  test::run(cfg, [&] {
+    Semaphore units{0, "units"}, taken{0, "taken"};
+    units.set_wait_policy({.mode = WaitMode::block});
+    ThrowingSleep t{"throwing-sleep"};
+    t.start([&] {
+      for (int r = 0; r < rounds; ++r) {
+        try {
+          units.acquire();
+        } catch (const std::runtime_error& e) {
+          if (std::string(e.what()) == "sleep " + std::to_string(t.calls())) ++caught;
+        }
+        taken.release();
+      }
+    });
+    for (int r = 0; r < rounds; ++r) {
+      while (t.waiting_on() != &units) this_thread::yield();  // t sleeps in acquire: wake it
+      units.release();
+      taken.acquire();
+    }
+    t.join();
+    sleeps = t.calls();
+  });
+  CHECK(sleeps == rounds);
+  CHECK(caught == rounds / 3);
 }
 
 TEST_CASE("two threads yielding from two loops on one processor alternate", "[core][yield]") {

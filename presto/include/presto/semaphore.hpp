@@ -51,6 +51,9 @@ class Semaphore : public SynchroObject {
 
  private:
   bool take() noexcept;  // one unit if there is one; spinlock held
+  // acquire() itself: acquire is its predicted-return entry where there are such (see
+  // Condition::wait_body).
+  [[gnu::visibility("hidden")]] void acquire_body();
   bool acquire_until(const Clock::time_point* deadline, const StopToken& token);
 
   // Changed under the spinlock; read without it by spinning waiters (hence atomic, relaxed).
