@@ -49,6 +49,22 @@ std::uint64_t expected(int rounds) {
   return compute<Site>(rounds, unused, [] {});
 }
 
+// On a presto thread: Site 0 here and Site 1 on a forked thread, each switching by its own
+// call; both results.
+template <class Switch0, class Switch1>
+std::array<std::uint64_t, 2> from_two_sites(int rounds, test::Record& record, Switch0 switch0, Switch1 switch1) {
+  auto other = fork([&] { return compute<1>(rounds, record, switch1); });
+  std::array<std::uint64_t, 2> got{compute<0>(rounds, record, switch0), 0};
+  got[1] = other.join();
+  return got;
+}
+
+void check_two_sites(const test::Record& record, const std::array<std::uint64_t, 2>& got, int rounds) {
+  PRESTO_CHECK_RECORD(record);
+  CHECK(got[0] == expected<0>(rounds));
+  CHECK(got[1] == expected<1>(rounds));
+}
+
 // A thread whose yield throws every third time, after yielding.
 class ThrowingYield : public Thread {
  public:
@@ -131,13 +147,9 @@ TEST_CASE("threads handing a monitor's condition to each other from different ca
       ++turn;
       turn_changed.signal();
     };
-    auto other = fork([&] { return compute<1>(rounds, record, [&] { take_turn(1); }); });
-    got[0] = compute<0>(rounds, record, [&] { take_turn(0); });
-    got[1] = other.join();
+    got = from_two_sites(rounds, record, [&] { take_turn(0); }, [&] { take_turn(1); });
   });
-  PRESTO_CHECK_RECORD(record);
-  CHECK(got[0] == expected<0>(rounds));
-  CHECK(got[1] == expected<1>(rounds));
+  check_two_sites(record, got, rounds);
 }
 
 TEST_CASE("threads waking each other through semaphores from different call sites keep their registers",
@@ -151,21 +163,18 @@ TEST_CASE("threads waking each other through semaphores from different call site
     Semaphore ping{0, "ping"}, pong{0, "pong"};
     ping.set_wait_policy({.mode = WaitMode::block});  // every acquire that finds no unit sleeps
     pong.set_wait_policy({.mode = WaitMode::block});
-    auto other = fork([&] {
-      return compute<1>(rounds, record, [&] {
-        ping.acquire();
-        pong.release();
-      });
-    });
-    got[0] = compute<0>(rounds, record, [&] {
-      ping.release();
-      pong.acquire();
-    });
-    got[1] = other.join();
+    got = from_two_sites(
+        rounds, record,
+        [&] {
+          ping.release();
+          pong.acquire();
+        },
+        [&] {
+          ping.acquire();
+          pong.release();
+        });
   });
-  PRESTO_CHECK_RECORD(record);
-  CHECK(got[0] == expected<0>(rounds));
-  CHECK(got[1] == expected<1>(rounds));
+  check_two_sites(record, got, rounds);
 }
 
 TEST_CASE("an exception thrown by a thread's sleep reaches the caller of Semaphore::acquire", "[core][yield]") {
