@@ -198,7 +198,8 @@ TEST_CASE("an exception thrown by a thread's sleep reaches the caller of Semapho
       }
     });
     for (int r = 0; r < rounds; ++r) {
-      while (t.waiting_on() != &units) this_thread::yield();  // t sleeps in acquire: wake it
+      // t blocks only in units.acquire(): once it does, wake it there.
+      while (t.state() != ThreadState::blocked) this_thread::yield();
       units.release();
       taken.acquire();
     }
