@@ -13,6 +13,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 
 #include <presto/detail/locked_queue.hpp>
 #include <presto/processor.hpp>
