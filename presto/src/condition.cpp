@@ -1,7 +1,8 @@
 #include <presto/condition.hpp>
 
+#include <presto/predicted_return.hpp>
+
 #include "current.hpp"
-#include "predicted_return.hpp"
 
 namespace presto {
 

@@ -10,13 +10,12 @@
 
 #include <boost/context/detail/fcontext.hpp>
 
-// Not under Intel CET (-fcf-protection): its shadow stack would reject the `ret` into a
-// context other than the caller's.
-#if defined(__x86_64__) && defined(__ELF__) && !defined(__CET__)
-#define PRESTO_OWN_JUMP 1
-#else
-#define PRESTO_OWN_JUMP 0
-#endif
+#include <presto/predicted_return.hpp>
+
+// On the platforms of the predicted returns: x86-64 System V ELF, and not under Intel CET
+// (-fcf-protection), whose shadow stack would reject the `ret` into a context other than the
+// caller's.
+#define PRESTO_OWN_JUMP PRESTO_PREDICTED_RETURN
 
 namespace presto::detail {
 

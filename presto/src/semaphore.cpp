@@ -1,9 +1,8 @@
 #include <presto/semaphore.hpp>
 
 #include <presto/errors.hpp>
+#include <presto/predicted_return.hpp>
 #include <presto/thread.hpp>
-
-#include "predicted_return.hpp"
 
 namespace presto {
 

@@ -6,12 +6,12 @@
 #include <optional>
 #include <thread>
 
+#include <presto/predicted_return.hpp>
 #include <presto/processor.hpp>
 #include <presto/runtime.hpp>
 
 #include "current.hpp"
 #include "dispatch.hpp"
-#include "predicted_return.hpp"
 #include "runtime_impl.hpp"
 
 // this_thread::yield: a predicted-return entry (predicted_return.hpp) where there are such, so

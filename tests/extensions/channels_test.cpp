@@ -3,6 +3,7 @@
 // configuration (1, 2 and 4 processors x every pool).
 
 #include <algorithm>
+#include <array>
 #include <atomic>
 #include <map>
 #include <stdexcept>
@@ -13,6 +14,7 @@
 #include <presto/channels/channels.hpp>
 
 #include "test_support.hpp"
+#include "two_sites.hpp"
 
 using namespace presto;
 using namespace presto::channels;
@@ -198,6 +200,43 @@ TEST_CASE("close wakes every waiting receiver, sender and poller with a clear re
     record.expect(misuse, "closing twice was not a UsageError");
   });
   PRESTO_CHECK_RECORD(record);
+}
+
+// send, recv and poll are predicted-return entries on x86-64 System V: they may return to
+// their callers by a jump after a switch. Wherever they return, the caller's registers and
+// stack are as a call leaves them.
+TEST_CASE("channel partners blocking from different call sites keep their registers", "[channels][poll]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  const int rounds = static_cast<int>(presto::test::scaled(2000));
+  presto::test::Record record;
+  std::array<std::uint64_t, 2> by_value{}, by_poll{};
+  presto::test::run(cfg, [&] {
+    Channel<int> ping{"ping"}, pong{"pong"}, idle{"idle"};
+    by_value = presto::test::from_two_sites(
+        rounds, record,
+        [&] {
+          ping.send(1);
+          record.expect(pong.recv() == 2, "pong lost its value");
+        },
+        [&] {
+          record.expect(ping.recv() == 1, "ping lost its value");
+          pong.send(2);
+        });
+    by_poll = presto::test::from_two_sites(
+        rounds, record,
+        [&] {
+          ping.send(3);
+          poll(on_recv(pong, [&](std::optional<int> v) { record.expect(v == 4, "pong lost its value"); }),
+               on_recv(idle, [&](std::optional<int>) { record.expect(false, "an idle channel was taken"); }));
+        },
+        [&] {
+          poll(on_recv(ping, [&](std::optional<int> v) { record.expect(v == 3, "ping lost its value"); }));
+          pong.send(4);
+        });
+  });
+  presto::test::check_two_sites(record, by_value, rounds);
+  presto::test::check_two_sites(record, by_poll, rounds);
 }
 
 TEST_CASE("poll takes exactly one ready case and leaves the others untouched", "[channels][poll]") {

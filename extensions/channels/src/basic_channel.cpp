@@ -4,6 +4,7 @@
 #include <exception>
 
 #include <presto/errors.hpp>
+#include <presto/predicted_return.hpp>
 
 #include "poll_gate.hpp"
 
@@ -127,7 +128,30 @@ BasicChannel::Outcome BasicChannel::recv_locked(void* slot, Wake& wake) {
   return closed_ ? Outcome::closed : Outcome::would_block;
 }
 
+// send_value and recv_value: predicted-return entries where there are such, so that a
+// producer's loop and a consumer's, each blocking in its own place, are returned to predicted
+// after the switch between them.
+#if PRESTO_PREDICTED_RETURN
+#define PRESTO_CHANNELS_VALUE_ARGS                                                               \
+  "EPvPKNSt6chrono10time_pointINS3_3_V212steady_clockENS3_8durationIlSt5ratioILl1ELl1000000000EEEEEERKSt10" \
+  "stop_token"
+PRESTO_PREDICTED_RETURN_ENTRY("_ZN6presto8channels12BasicChannel10send_value" PRESTO_CHANNELS_VALUE_ARGS,
+                              "_ZN6presto8channels12BasicChannel15send_value_body" PRESTO_CHANNELS_VALUE_ARGS);
+PRESTO_PREDICTED_RETURN_ENTRY("_ZN6presto8channels12BasicChannel10recv_value" PRESTO_CHANNELS_VALUE_ARGS,
+                              "_ZN6presto8channels12BasicChannel15recv_value_body" PRESTO_CHANNELS_VALUE_ARGS);
+#undef PRESTO_CHANNELS_VALUE_ARGS
+#else
 bool BasicChannel::send_value(void* value, const Clock::time_point* deadline, const StopToken& token) {
+  return send_value_body(value, deadline, token);
+}
+bool BasicChannel::recv_value(void* slot, const Clock::time_point* deadline, const StopToken& token) {
+  return recv_value_body(slot, deadline, token);
+}
+#endif
+
+// Used: the entries call these from assembly, which link-time optimization does not see.
+[[gnu::used]] bool BasicChannel::send_value_body(void* value, const Clock::time_point* deadline,
+                                                 const StopToken& token) {
   CancellableWait waiting{*this, token};
   spin_lock();
   Wake wake;
@@ -146,7 +170,8 @@ bool BasicChannel::send_value(void* value, const Clock::time_point* deadline, co
   return true;
 }
 
-bool BasicChannel::recv_value(void* slot, const Clock::time_point* deadline, const StopToken& token) {
+[[gnu::used]] bool BasicChannel::recv_value_body(void* slot, const Clock::time_point* deadline,
+                                                 const StopToken& token) {
   CancellableWait waiting{*this, token};
   spin_lock();
   Wake wake;

@@ -4,6 +4,7 @@
 
 #include <presto/channels/basic_channel.hpp>
 #include <presto/errors.hpp>
+#include <presto/predicted_return.hpp>
 
 #include "poll_gate.hpp"
 
@@ -43,7 +44,19 @@ std::string PollGate::describe() const {
 // the first that can complete; this makes it fair. If none can, it records a waiter on each
 // channel and sleeps on a PollGate; the first partner to claim the gate completes that case,
 // and the thread, woken, unlinks its other waiters.
+// poll: a predicted-return entry where there are such (as BasicChannel::recv_value).
+#if PRESTO_PREDICTED_RETURN
+PRESTO_PREDICTED_RETURN_ENTRY(
+    "_ZN6presto8channels6detail4pollESt4spanINS1_8PollCaseELm18446744073709551615EES2_IjLm18446744073709551615EEb",
+    "_ZN6presto8channels6detail9poll_bodyESt4spanINS1_8PollCaseELm18446744073709551615EES2_IjLm18446744073709551615EEb");
+#else
 std::size_t poll(std::span<PollCase> cases, std::span<std::uint32_t> order, bool wait) {
+  return poll_body(cases, order, wait);
+}
+#endif
+
+// Used: the entry calls it from assembly, which link-time optimization does not see.
+[[gnu::used]] std::size_t poll_body(std::span<PollCase> cases, std::span<std::uint32_t> order, bool wait) {
   const std::size_t n = cases.size();
   std::uint32_t* scan = order.data();          // enabled cases, in random order
   std::uint32_t* by_channel = scan + n;        // the same, by channel address

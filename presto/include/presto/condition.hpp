@@ -87,7 +87,7 @@ class Condition : public SynchroObject {
 
  private:
   // wait(entry)'s work: on x86-64 System V, wait(entry) is an entry into it that returns to its
-  // caller predicted after a switch (the library's src/predicted_return.hpp).
+  // caller predicted after a switch (<presto/predicted_return.hpp>).
   [[gnu::visibility("hidden")]] void wait_body(Monitor::Entry& entry);
   // UsageError unless the caller, `me`, holds the monitor (and `entry`, if given, is of it).
   void check_owner(const Thread& me, const Monitor::Entry* entry, const char* operation) const;

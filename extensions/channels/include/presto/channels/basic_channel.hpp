@@ -96,6 +96,10 @@ struct PollCase {
 // the index of the one case taken; if `wait` is false and no case can complete now, returns
 // cases.size() and takes none.
 std::size_t poll(std::span<PollCase> cases, std::span<std::uint32_t> order, bool wait);
+// poll's work: on x86-64 System V, poll is an entry into it that returns to its caller
+// predicted after a switch (<presto/predicted_return.hpp>).
+[[gnu::visibility("hidden")]] std::size_t poll_body(std::span<PollCase> cases, std::span<std::uint32_t> order,
+                                                    bool wait);
 
 }  // namespace detail
 
@@ -133,8 +137,15 @@ class BasicChannel : public SynchroObject {
   virtual void buffer_pop(void* to_slot) noexcept = 0;
 
  private:
-  friend std::size_t detail::poll(std::span<detail::PollCase>, std::span<std::uint32_t>, bool);
+  friend std::size_t detail::poll_body(std::span<detail::PollCase>, std::span<std::uint32_t>, bool);
   enum class Outcome { done, closed, would_block };
+
+  // send_value's and recv_value's work: on x86-64 System V those two are entries into these
+  // that return to their callers predicted after a switch (<presto/predicted_return.hpp>).
+  [[gnu::visibility("hidden")]] bool send_value_body(void* value, const Clock::time_point* deadline,
+                                                     const StopToken& token);
+  [[gnu::visibility("hidden")]] bool recv_value_body(void* slot, const Clock::time_point* deadline,
+                                                     const StopToken& token);
 
   // Spinlock held. Try to complete the operation now; `wake` gets the partner to wake.
   Outcome send_locked(void* value, detail::Wake& wake);

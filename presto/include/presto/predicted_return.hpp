@@ -1,6 +1,9 @@
 #pragma once
 // Predicted returns: an entry point whose call may switch threads returns to its caller by a
 // jump the branch predictors can learn, where the return-stack predictor cannot be right.
+// For authors of blocking operations (a SynchroObject subclass's wait, a channel's receive):
+// the library's own this_thread::yield, Condition::wait and Semaphore::acquire are such
+// entries, and so are presto::channels' blocking send and receive.
 //
 // Why: a switch leaves the processor's return-stack predictor holding the calls of the thread
 // that switched out. The resumed thread's first return beyond the switch (out of
@@ -31,21 +34,39 @@
 // (22.1 ns, worse than `ret`).
 //
 // The word is only a hint: both ways return to the same address, so nothing depends on it
-// being right. Only where the own jump is used (x86-64 System V ELF, without CET: a shadow
-// stack rejects a return by jmp); elsewhere the entry points are plain functions.
+// being right. Every entry, in libpresto and in any other library or program, shares the one
+// word libpresto defines (`presto_return_site`), so that an entry learns from a switch out of
+// another's. Where PRESTO_PREDICTED_RETURN is 0 there are no such entries: x86-64 System V ELF
+// only, and not under Intel CET (-fcf-protection), whose shadow stack rejects a return by
+// jmp; write the entry point as a plain function calling `impl` there.
+//
+// Using it, for a member `bool Gate::wait(Ticket&)` (see presto::channels' basic_channel.cpp):
+//   class Gate {
+//    public:
+//     bool wait(Ticket& t);  // the entry, defined by the macro below
+//    private:
+//     [[gnu::visibility("hidden")]] bool wait_body(Ticket& t);  // the work
+//   };
+//   #if PRESTO_PREDICTED_RETURN
+//   PRESTO_PREDICTED_RETURN_ENTRY("_ZN4Gate4waitER6Ticket", "_ZN4Gate9wait_bodyER6Ticket");
+//   #else
+//   bool Gate::wait(Ticket& t) { return wait_body(t); }
+//   #endif
+//   [[gnu::used]] bool Gate::wait_body(Ticket& t) { ... }  // used: only assembly calls it
+// The names are the mangled ones (`nm` shows them); `impl` must be hidden (the entry calls it
+// directly, not through the PLT). Exceptions pass through the entry (it has unwind
+// information). `impl` may take only arguments passed in registers (at most six integer and
+// eight floating-point ones, none passed in memory: the entry's push moves the stack), and may
+// return whatever System V returns; the entry uses r10 and r11 before the call, and r10, r11
+// and rcx after it.
 
-#include <cstdint>
-
-#include "jump_context.hpp"
-
-#define PRESTO_PREDICTED_RETURN PRESTO_OWN_JUMP
+#if defined(__x86_64__) && defined(__ELF__) && !defined(__CET__)
+#define PRESTO_PREDICTED_RETURN 1
+#else
+#define PRESTO_PREDICTED_RETURN 0
+#endif
 
 #if PRESTO_PREDICTED_RETURN
-
-namespace presto::detail {
-// The call site recorded by the last predicted-return entry on this OS thread (0: none).
-extern "C" __thread __attribute__((tls_model("initial-exec"), visibility("hidden"))) std::uintptr_t presto_return_site;
-}  // namespace presto::detail
 
 // Defines the global function `symbol` (its mangled name, a string literal) as a
 // predicted-return entry into `impl` (the mangled or extern "C" name of a hidden function that
