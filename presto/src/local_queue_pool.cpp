@@ -1,5 +1,8 @@
 #include <presto/local_queue_pool.hpp>
 
+#include <chrono>
+
+#include <presto/detail/cpu.hpp>
 #include <presto/errors.hpp>
 #include <presto/processor.hpp>
 #include <presto/runtime.hpp>
@@ -181,7 +184,32 @@ std::uint64_t LocalQueuePool::revocations() const noexcept {
 std::size_t LocalQueuePool::size() const noexcept { return unpinned() + pinned_.size(); }
 
 bool LocalQueuePool::has_work_for(const Processor& p) const noexcept {
-  return pinned_.has_work_for(p) || unpinned() != 0;
+  if (pinned_.has_work_for(p)) return true;
+  // Any thread of p's own queue, two or more of another's; a lone thread of another queue only
+  // once it has waited there for kLoneGrace (a processor without a queue of its own, or about
+  // to sleep: any).
+  const std::size_t own = own_queue(&p);
+  std::size_t lone = count_;
+  std::uint64_t seen = 0;
+  for (std::size_t i = 0; i < count_; ++i) {
+    const std::uint64_t s = queues_[i].snapshot();
+    const std::uint64_t n = s & 0xFFFFFFFFu;
+    if (n == 0) continue;
+    if (n > 1 || i == own || own == count_) return true;
+    if (lone == count_) lone = i, seen = s;
+  }
+  return lone != count_ && (p.parking() || lone_stays(lone, seen));
+}
+
+bool LocalQueuePool::lone_stays(std::size_t i, std::uint64_t seen) const noexcept {
+  const auto until = std::chrono::steady_clock::now() + kLoneGrace;
+  do {
+    for (int k = 0; k < 16; ++k) {
+      detail::relax_cpu();
+      if (queues_[i].snapshot() != seen) return false;
+    }
+  } while (std::chrono::steady_clock::now() < until);
+  return true;
 }
 
 std::size_t LocalQueuePool::queued(std::size_t index) const noexcept {

@@ -32,6 +32,8 @@ __attribute__((noinline)) Thread& Thread::current() noexcept {
   return external();
 }
 
+bool Processor::parking() const noexcept { return state_ != nullptr && state_->parking; }
+
 bool Processor::work_available() const noexcept {
   auto& r = detail::RuntimeImpl::of(*runtime_);
   return r.stopping() || phase_.load(std::memory_order_acquire) != Phase::active ||
@@ -90,7 +92,10 @@ void Processor::park() {
   // Pairs with the fence in RuntimeImpl::wake_if_needed(): either we see the ready thread
   // here, or its putter sees us parked and wakes us.
   detail::full_fence();
-  if (!work_available() && !r.recheck.exchange(false, std::memory_order_seq_cst)) {
+  state_->parking = true;
+  const bool work = work_available();
+  state_->parking = false;
+  if (!work && !r.recheck.exchange(false, std::memory_order_seq_cst)) {
     detail::QuantumTimer* timer = state_->quantum_timer;  // no preemption signals while parked
     if (timer != nullptr) timer->pause();
     state_->parks.fetch_add(1, std::memory_order_relaxed);

@@ -50,6 +50,7 @@ struct ProcessorState {
   // wakers do not wake more while it gets going; Processor::park takes the count back. Guarded
   // by RuntimeImpl::parked_lock.
   bool spin_token = false;
+  bool parking = false;  // Processor::parking(); written by this processor only
 };
 
 // The processors: slots made once and kept until the runtime dies (set_processors reuses

@@ -222,3 +222,55 @@ TEST_CASE("queues re-biased after every operation conform under constant stealin
       [order] { return std::make_unique<LocalQueuePool>(LocalQueuePool::Placement::waker, order, 1); },
       presto::test::conformance_options()));
 }
+
+TEST_CASE("a queue's snapshot shows its size and, at size 1, which thread it holds", "[core][owned_queue]") {
+  // LocalQueuePool leaves another queue's only thread to that queue's processor until it has
+  // seen the same snapshot for a while: a thread that stays must keep its snapshot while the
+  // owner forks and joins behind it, and a new lone thread must not look like the old one.
+  with_ended_threads(3, [](const std::vector<Thread*>& threads) {
+    detail::OwnedQueue q;
+    q.set_bias_after(0);
+    Thread& stays = *threads[0];
+    Thread& forked = *threads[1];
+    Thread& next = *threads[2];
+    CHECK(q.snapshot() % (std::uint64_t{1} << 32) == 0);
+    q.push_back(stays);
+    const std::uint64_t alone = q.snapshot();
+    CHECK(alone % (std::uint64_t{1} << 32) == 1);
+    q.push_back(forked);  // a fork, then its join withdraws it
+    CHECK(q.snapshot() % (std::uint64_t{1} << 32) == 2);
+    CHECK(q.withdraw(forked));
+    CHECK(q.snapshot() == alone);
+    CHECK(q.pop_front() == &stays);  // its owner took it, and queued another
+    q.push_back(next);
+    CHECK(q.snapshot() % (std::uint64_t{1} << 32) == 1);
+    CHECK(q.snapshot() != alone);
+    CHECK(q.pop_front() == &next);
+  });
+}
+
+// A thread queued alone behind a processor whose thread never leaves it (it forks and joins
+// in a loop, or computes) must still be taken by an idle processor: LocalQueuePool leaves it
+// to its own processor only for a few microseconds. Bounded by iterations, not time.
+TEST_CASE("an idle processor takes a thread left queued behind a busy processor", "[core][steal]") {
+  auto cfg = GENERATE(presto::test::configs());
+  if (cfg.processors == 1) return;  // nobody else could run it
+  INFO(cfg);
+  // Seconds of spinning natively: generous for an OS that deschedules the idle processor's
+  // thread under load, and not scaled down for the sanitizers, which slow the loop down.
+  const std::uint64_t bound = 400'000'000;
+  for (const bool forks : {true, false}) {
+    INFO((forks ? "forking and joining" : "computing") << " on its processor");
+    std::uint64_t waited = 0;
+    presto::test::run(cfg, [&] {
+      std::atomic<bool> ran{false};
+      auto queued = fork([&] { ran.store(true, std::memory_order_release); });
+      while (!ran.load(std::memory_order_acquire) && waited < bound) {
+        if (forks) fork([] {}).join();
+        ++waited;
+      }
+      queued.join();
+    });
+    CHECK(waited < bound);
+  }
+}

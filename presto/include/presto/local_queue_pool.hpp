@@ -10,6 +10,11 @@
 // cores, 2026-11-27: Figure 3 gained on 2 processors, 10.9-12.7 ms instead of 12.7-14.9, and
 // lost on 4 to 16, e.g. 46-51 ms instead of 34-44 on 8; skynet on 16 processors took 0.30-0.37 s
 // instead of 0.18-0.20: a thief should take a tree's oldest threads, its largest subtrees.)
+// An idle processor leaves a queue's *only* thread to that queue's processor for a few
+// microseconds (has_work_for says no work until the same thread has waited that long, or
+// until the asker is about to park): it was most often just made ready by the thread running
+// there, which is about to block or join it (a ping-pong, a fork and its join), and taken at
+// once it would make the two threads change processors at every turn.
 // Each queue has its own lock, on its own cache line, so processors contend only when they
 // steal. A processor's own operations on its queue (its yields, the threads it forks, wakes
 // and joins; under the default scheduler directly, under a Scheduler subclass through put()
@@ -47,6 +52,7 @@
 // The default pool of a Runtime.
 
 #include <atomic>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
@@ -116,6 +122,15 @@ class LocalQueuePool final : public ThreadPool {
   std::size_t place(Thread& t, std::size_t own) noexcept;  // every placement but waker
   std::size_t shortest(std::size_t own) const noexcept;
   std::size_t unpinned() const noexcept;
+  // How long an idle processor leaves another processor's only queued thread to that processor
+  // (Go's runqsteal leaves a goroutine just made ready, runnext, for 3 us too): such a thread
+  // was most often made ready by the thread running there, which is about to block or to join
+  // it. Taken at once, the two threads of a ping-pong keep changing processors
+  // (docs/design/runtime.md §6, "Lone threads").
+  static constexpr std::chrono::nanoseconds kLoneGrace{3000};
+  // Whether queue i, which held one thread (`seen`, its snapshot), still holds that same
+  // thread after kLoneGrace, waiting for it; false as soon as the queue changed otherwise.
+  bool lone_stays(std::size_t i, std::uint64_t seen) const noexcept;
   // The oldest thread of another queue, and up to half of that queue into `home` if the caller
   // owns it (at most kStealLimit threads); nullptr if every other queue is empty.
   Thread* steal(std::size_t home, bool owner);

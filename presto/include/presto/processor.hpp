@@ -53,6 +53,11 @@ class Processor {
   std::uint64_t dispatches() const noexcept { return dispatches_.load(std::memory_order_relaxed); }
   // Threads this processor has preempted so far (RuntimeConfig::quantum).
   std::uint64_t preemptions() const noexcept { return preemptions_.load(std::memory_order_relaxed); }
+  // True while this processor looks for work for the last time before it sleeps (park()): a
+  // pool that leaves some ready threads to other processors for a while (LocalQueuePool
+  // leaves a queue's only thread to its own processor for a few microseconds) must count them
+  // in has_work_for(p) then, so that no processor sleeps while a thread it may run waits.
+  bool parking() const noexcept;
 
   // The processor of the calling OS thread, or nullptr on an OS thread that is not one.
   static Processor* current() noexcept;

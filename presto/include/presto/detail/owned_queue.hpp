@@ -102,7 +102,14 @@ class OwnedQueue {
   void owner_push_all(Thread* const* threads, std::size_t n, bool to_front) noexcept;
 
   // Exact while no push or pop is in flight.
-  std::size_t size() const noexcept { return size_.load(std::memory_order_relaxed); }
+  std::size_t size() const noexcept { return published_.load(std::memory_order_relaxed) & 0xFFFFFFFFu; }
+  // The size in the low 32 bits, and above it the position of the first thread. Under FIFO
+  // order, two snapshots of size 1 with the same position show the same thread: every pop
+  // moves the position on, and a push or a withdrawal behind it leaves it. Not quite under
+  // LIFO order (a push to the front and a pop give the position back) or across a yield (which
+  // exchanges the first thread without a new snapshot): there another thread may show the
+  // same snapshot, which LocalQueuePool's thieves only take a few microseconds early.
+  std::uint64_t snapshot() const noexcept { return published_.load(std::memory_order_relaxed); }
   // How often a bias was revoked.
   std::uint64_t revocations() const noexcept { return revocations_.load(std::memory_order_relaxed); }
   // The ring's slots now (tests: a withdrawal pattern must not grow it without bound).
@@ -144,7 +151,9 @@ class OwnedQueue {
   inline void skip_holes_back() noexcept;   // tail_ back past holes, down to head_
   [[gnu::cold, gnu::noinline]] void make_room();  // full: compact in place, or grow
   std::uint32_t live() const noexcept { return tail_ - head_ - holes_; }  // in a hold
-  void publish_size() noexcept { size_.store(live(), std::memory_order_relaxed); }  // in a hold
+  void publish_size() noexcept {  // in a hold
+    published_.store(static_cast<std::uint64_t>(head_) << 32 | live(), std::memory_order_relaxed);
+  }
 
   RawSpinlock lock_;
   std::atomic<bool> biased_{false};      // written under lock_; read by the owner without it
@@ -162,7 +171,7 @@ class OwnedQueue {
   std::uint32_t head_ = 0;
   std::uint32_t tail_ = 0;
   std::uint32_t holes_ = 0;
-  std::atomic<std::size_t> size_{0};
+  std::atomic<std::uint64_t> published_{0};  // snapshot(): head_ and live()
 };
 
 }  // namespace presto::detail
