@@ -130,8 +130,9 @@ BasicChannel::Outcome BasicChannel::recv_locked(void* slot, Wake& wake) {
 
 // send_value and recv_value: predicted-return entries where there are such, so that a
 // producer's loop and a consumer's, each blocking in its own place, are returned to predicted
-// after the switch between them.
-#if PRESTO_PREDICTED_RETURN
+// after the switch between them. The names are libstdc++'s manglings (of std::chrono and
+// std::stop_token): with another standard library, plain functions.
+#if PRESTO_PREDICTED_RETURN && defined(__GLIBCXX__)
 #define PRESTO_CHANNELS_VALUE_ARGS                                                               \
   "EPvPKNSt6chrono10time_pointINS3_3_V212steady_clockENS3_8durationIlSt5ratioILl1ELl1000000000EEEEEERKSt10" \
   "stop_token"

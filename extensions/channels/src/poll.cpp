@@ -39,13 +39,9 @@ std::string PollGate::describe() const {
   return text;
 }
 
-// A poll takes exactly one case. It locks every channel it polls (in address order, so polls
-// never deadlock on each other), examines the enabled cases in a fresh random order and takes
-// the first that can complete; this makes it fair. If none can, it records a waiter on each
-// channel and sleeps on a PollGate; the first partner to claim the gate completes that case,
-// and the thread, woken, unlinks its other waiters.
-// poll: a predicted-return entry where there are such (as BasicChannel::recv_value).
-#if PRESTO_PREDICTED_RETURN
+// poll: a predicted-return entry where there are such (as BasicChannel::recv_value; the
+// name is libstdc++'s mangling of std::span).
+#if PRESTO_PREDICTED_RETURN && defined(__GLIBCXX__)
 PRESTO_PREDICTED_RETURN_ENTRY(
     "_ZN6presto8channels6detail4pollESt4spanINS1_8PollCaseELm18446744073709551615EES2_IjLm18446744073709551615EEb",
     "_ZN6presto8channels6detail9poll_bodyESt4spanINS1_8PollCaseELm18446744073709551615EES2_IjLm18446744073709551615EEb");
@@ -55,6 +51,11 @@ std::size_t poll(std::span<PollCase> cases, std::span<std::uint32_t> order, bool
 }
 #endif
 
+// A poll takes exactly one case. It locks every channel it polls (in address order, so polls
+// never deadlock on each other), examines the enabled cases in a fresh random order and takes
+// the first that can complete; this makes it fair. If none can, it records a waiter on each
+// channel and sleeps on a PollGate; the first partner to claim the gate completes that case,
+// and the thread, woken, unlinks its other waiters.
 // Used: the entry calls it from assembly, which link-time optimization does not see.
 [[gnu::used]] std::size_t poll_body(std::span<PollCase> cases, std::span<std::uint32_t> order, bool wait) {
   const std::size_t n = cases.size();
