@@ -189,13 +189,14 @@ bool LocalQueuePool::has_work_for(const Processor& p) const noexcept {
   // once it has waited there for kLoneGrace (a processor without a queue of its own, or about
   // to sleep: any).
   const std::size_t own = own_queue(&p);
+  if (own == count_) return unpinned() != 0;
   std::size_t lone = count_;
   std::uint64_t seen = 0;
   for (std::size_t i = 0; i < count_; ++i) {
     const std::uint64_t s = queues_[i].snapshot();
-    const std::uint64_t n = s & 0xFFFFFFFFu;
+    const std::size_t n = detail::OwnedQueue::size_of(s);
     if (n == 0) continue;
-    if (n > 1 || i == own || own == count_) return true;
+    if (n > 1 || i == own) return true;
     if (lone == count_) lone = i, seen = s;
   }
   return lone != count_ && (p.parking() || lone_stays(lone, seen));

@@ -56,11 +56,11 @@
 // The names are the mangled ones (`nm` shows them); a name that mangles standard-library
 // types is that library's (libstdc++'s `St6chrono...`, libc++'s `NSt3__16chrono...`): guard
 // such an entry with `defined(__GLIBCXX__)` or keep those types out of its signature. `impl`
-// must be hidden (the entry calls it directly, not through the PLT). Exceptions pass through the entry (it has unwind
-// information). `impl` may take only arguments passed in registers (at most six integer and
-// eight floating-point ones, none passed in memory: the entry's push moves the stack), and may
-// return whatever System V returns; the entry uses r10 and r11 before the call, and r10, r11
-// and rcx after it.
+// must be hidden (the entry calls it directly, not through the PLT). Exceptions pass through
+// the entry (it has unwind information). `impl` may take only arguments passed in registers
+// (at most six integer and eight floating-point ones, none passed in memory: the entry's push
+// moves the stack), and may return whatever System V returns; the entry uses r10 and r11
+// before the call, and r10, r11 and rcx after it.
 
 #if defined(__x86_64__) && defined(__ELF__) && !defined(__CET__)
 #define PRESTO_PREDICTED_RETURN 1

@@ -102,7 +102,7 @@ class OwnedQueue {
   void owner_push_all(Thread* const* threads, std::size_t n, bool to_front) noexcept;
 
   // Exact while no push or pop is in flight.
-  std::size_t size() const noexcept { return published_.load(std::memory_order_relaxed) & 0xFFFFFFFFu; }
+  std::size_t size() const noexcept { return size_of(snapshot()); }
   // The size in the low 32 bits, and above it the position of the first thread. Under FIFO
   // order, two snapshots of size 1 with the same position show the same thread: every pop
   // moves the position on, and a push or a withdrawal behind it leaves it. Not quite under
@@ -110,6 +110,7 @@ class OwnedQueue {
   // exchanges the first thread without a new snapshot): there another thread may show the
   // same snapshot, which LocalQueuePool's thieves only take a few microseconds early.
   std::uint64_t snapshot() const noexcept { return published_.load(std::memory_order_relaxed); }
+  static std::size_t size_of(std::uint64_t snapshot) noexcept { return snapshot & 0xFFFFFFFFu; }
   // How often a bias was revoked.
   std::uint64_t revocations() const noexcept { return revocations_.load(std::memory_order_relaxed); }
   // The ring's slots now (tests: a withdrawal pattern must not grow it without bound).
