@@ -123,10 +123,8 @@ class LocalQueuePool final : public ThreadPool {
   std::size_t shortest(std::size_t own) const noexcept;
   std::size_t unpinned() const noexcept;
   // How long an idle processor leaves another processor's only queued thread to that processor
-  // (Go's runqsteal leaves a goroutine just made ready, runnext, for 3 us too): such a thread
-  // was most often made ready by the thread running there, which is about to block or to join
-  // it. Taken at once, the two threads of a ping-pong keep changing processors
-  // (docs/design/runtime.md §6, "Lone threads").
+  // (see the top of this file; Go's runqsteal leaves runnext for 3 us too; docs/design/runtime.md
+  // §6, "Lone threads").
   static constexpr std::chrono::nanoseconds kLoneGrace{3000};
   // Whether queue i, which held one thread (`seen`, its snapshot), still holds that same
   // thread after kLoneGrace, waiting for it; false as soon as the queue changed otherwise.
