@@ -24,12 +24,13 @@
 //     the lower. Two threads alternating from two sites take one jmp each, always to the same
 //     address (the target buffer predicts it), and the conditional branch between them
 //     alternates with the switches, which the history-based predictor learns. Each jmp starts
-//     a 64-byte block of its own: with both in one block (and the branch before them), a
-//     yield between two loops read 12.8-15.8 ns against 12.4-13.8 in 11 of 12 pairs (15.2 in
-//     one; hot_path, medians of 5, the two builds run at once, one on each core, 2026-11-29).
-//     The return-stack predictor keeps one entry too many, which only matters to returns
-//     below the entry's caller, which were mispredicted anyway (the stack held the other
-//     thread's returns).
+//     a 64-byte block of its own (the way to the first runs through its padding: a few bytes
+//     here, at most a few long no-ops): with both in one block (and the branch before them),
+//     a yield between two loops read 12.8-15.8 ns against 12.4-13.8 in 11 of 12 pairs (15.2
+//     in one; hot_path, medians of 5, the two builds run at once, one on each core,
+//     2026-11-29). The return-stack predictor keeps one entry too many, which only matters to
+//     returns below the entry's caller, which were mispredicted anyway (the stack held the
+//     other thread's returns).
 // Measured (hot_path, 1 processor, least of 5, alternated with the build before): a yield
 // between two loops 20.2 -> 14.1 ns, a condition hand-off 30.6 -> 24.6 ns; where the return
 // was already predicted (one loop), the entry costs 1.4 ns (12.8 -> 14.2). A single
@@ -94,14 +95,14 @@
       "movq presto_return_site@gottpoff(%rip), %r11\n"                                        \
       "movq %fs:(%r11), %rcx\n"                                                               \
       "movq $0, %fs:(%r11)\n"                                                                 \
-      "cmpq %r10, %rcx\n"                                                                       \
-      "jne 1f\n"                                                                                \
-      "ret\n" /* our own site: no switch, or one from the same site */                          \
-      "1:\n"                                                                                    \
-      "testq %rcx, %rcx\n" /* nothing recorded */                                               \
-      "je 3f\n"                                                                                 \
-      "cmpq %rcx, %r10\n" /* carry: our site is the lower */                                    \
-      "leaq 8(%rsp), %rsp\n" /* keeps the flags of cmpq */                                     \
+      "cmpq %r10, %rcx\n"                                                                     \
+      "jne 1f\n"                                                                              \
+      "ret\n" /* our own site: no switch, or one from the same site */                        \
+      "1:\n"                                                                                  \
+      "testq %rcx, %rcx\n" /* nothing recorded */                                             \
+      "je 3f\n"                                                                               \
+      "cmpq %rcx, %r10\n" /* carry: our site is the lower */                                  \
+      "leaq 8(%rsp), %rsp\n" /* keeps the flags of cmpq */                                    \
       ".cfi_remember_state\n"                                                                 \
       ".cfi_adjust_cfa_offset -8\n"                                                           \
       ".cfi_register %rip, %r10\n"                                                            \
