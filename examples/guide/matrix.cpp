@@ -60,7 +60,7 @@ int main() {
       }
     }
     Matrix p = a.multiply(b, &during);
-    p = p.multiply(b);  // a second product reuses recycled control blocks
+    p = p.multiply(b);  // a second product reuses what the first left (control blocks, stacks)
     long t = 0;
     for (int i = 0; i < n; ++i) t += p.at(i, i);
     return t;
@@ -70,9 +70,11 @@ int main() {
   std::printf("trace of a*b*b = %ld (expected %d)\n", trace, 4 * n * (n - 1));
   std::printf("%d threads per product; while the first product's threads were being forked:\n", n * n);
   std::printf("  %zu live threads, %zu stacks in use\n", during.live_threads, during.stacks_in_use);
-  std::printf("after both products: %llu control blocks created, %llu recycled, %zu stacks cached\n",
+  std::printf("after both products: %llu control blocks created, %llu recycled, %llu forks never needed one, "
+              "%zu stacks cached\n",
               static_cast<unsigned long long>(after.threads_created),
-              static_cast<unsigned long long>(after.threads_recycled), after.stacks_cached);
+              static_cast<unsigned long long>(after.threads_recycled),
+              static_cast<unsigned long long>(after.threadless_forks), after.stacks_cached);
   // Stacks belong to started threads only: far fewer than the threads that exist.
   const bool few_stacks = during.stacks_in_use * 10 < static_cast<std::size_t>(n * n);
   return trace == 4L * n * (n - 1) && few_stacks && after.live_threads == 0 ? 0 : 1;

@@ -42,7 +42,7 @@ inline void unpoison([[maybe_unused]] const Stack& s) noexcept {
 // A thread's affinity as a number (Thread::kAnyProcessor: none), without an optional.
 PRESTO_INLINE std::size_t Dispatch::pinned_to(const Thread& t) noexcept { return t.affinity_.load(std::memory_order_relaxed); }
 
-PRESTO_INLINE bool Dispatch::must_leave(Processor& p) noexcept {
+bool Dispatch::must_leave(Processor& p) noexcept {
   return impl_of(p).stopping() || p.phase_.load(std::memory_order_relaxed) != Processor::Phase::active;
 }
 
@@ -63,7 +63,10 @@ PRESTO_INLINE Thread* Dispatch::next_for(Processor& p) {
 PRESTO_INLINE Thread* Dispatch::scheduler_next(RuntimeImpl& r, Processor& p) {
   if (LocalQueuePool::Queue* q = own_queue_of(p); q != nullptr) [[likely]] {
     if (q->pinned->size() == 0) [[likely]] {
-      if (Thread* t = q->owner_pop_front(); t != nullptr) [[likely]] return t;
+      if (Thread* t = q->owner_pop_front(); t != nullptr) [[likely]] {
+        if (is_record(t)) [[unlikely]] return &materialize_taken(*as_record(t));
+        return t;
+      }
     }
     return q->pool->get(p);
   }
@@ -136,7 +139,7 @@ PRESTO_INLINE bool Dispatch::yield_in_place(RuntimeImpl& r, Processor& p, Thread
   if (q.size() == 0) return false;
   q.owner_acquire();
   Thread* next = q.front();
-  if (next == nullptr || next->context_.fctx == nullptr) [[unlikely]] {
+  if (next == nullptr || is_record(next) || next->context_.fctx == nullptr) [[unlikely]] {
     q.owner_release();
     return false;
   }
@@ -229,7 +232,10 @@ bool Dispatch::run_inline(Processor& p, Thread& self, Thread& child) {
   leave(p);
 
   child.run_body();
+  return end_inline(self, child);
+}
 
+bool Dispatch::end_inline(Thread& self, Thread& child) noexcept {
   // If child blocked, it may have ended on another processor.
   Processor& q = *child.processor_;
   enter(q);

@@ -32,6 +32,7 @@ namespace presto::detail {
 
 class RuntimeImpl;
 class StackAllocator;
+struct ForkRecord;
 struct Transfer;
 
 class Dispatch {
@@ -105,7 +106,29 @@ class Dispatch {
   // Drops the context and stack of a thread that will never run again (abandoned).
   static void discard_stack(Thread& t, StackAllocator& stacks) noexcept;
 
+  // Lazy forks (presto/detail/fork_record.hpp; their code is in fork_records.cpp).
+  static ForkRecord* new_record(Runtime& rt) noexcept;
+  static void launch_record(ForkRecord& rec);
+  static bool join_record(ForkRecord& rec);
+  // A record taken out of every queue by whoever will run it (or a drain): its thread, made now.
+  static Thread& materialize_taken(ForkRecord& rec) noexcept;
+  // A record still queued made a thread in its place (under the runtime's replace_mutex);
+  // false if it is not in a queue just now (a thief moves it, or a processor makes it a
+  // thread: try again).
+  static bool materialize_queued(ForkRecord& rec);
+  // Every record queued in the pool in force made a thread in its place (a walk of the
+  // threads, a new prototype, the end of a run). Records on their way between queues or run
+  // by their joiners stay as they are.
+  static void materialize_all_queued(RuntimeImpl& r) noexcept;
+  static Thread* materialize_current(Processor& p) noexcept;
+
   // Stack-guard support.
+  // The thread whose stack p runs on (a record run inline runs on its joiner's): for the fault
+  // handler, which must not make a record a thread.
+  static Thread* thread_on_stack(const Processor& p) noexcept {
+    Thread* t = p.current_;
+    return is_record(t) ? as_record(t)->host : t;
+  }
   static const Stack& stack_of(const Thread& t) noexcept { return t.stack_; }
   static bool in_guard_page(const Thread& t, const void* address) noexcept;
   static bool below_stack(const Thread& t, const void* stack_pointer) noexcept;
@@ -130,6 +153,16 @@ class Dispatch {
   // Runs child, withdrawn from the scheduler, on self's stack; inside p's gate on entry.
   // Returns whether child's spinlock is held (end_thread kept it); the caller needs it held.
   static bool run_inline(Processor& p, Thread& self, Thread& child);
+  // The end of `child`, run inline by `self` (a thread's inline join, or a record's that became
+  // a thread): self is p's current thread again, wherever child ended. Returns whether child's
+  // spinlock is held (as end_thread).
+  static bool end_inline(Thread& self, Thread& child) noexcept;
+  static bool withdraw_record(Processor& p, ForkRecord& rec) noexcept;
+  static void run_record(Processor& p, ForkRecord& rec, Thread* self, Thread& host);
+  static Thread& make_running_thread(Processor& p, ForkRecord& rec) noexcept;
+  static LocalQueuePool* pool_in_force(const RuntimeImpl& r) noexcept;
+  // q if it is a queue of the pool in force, else nullptr (q may belong to a replaced pool).
+  static OwnedQueue* queue_of_pool_in_force(const RuntimeImpl& r, OwnedQueue* q) noexcept;
   // t's affinity as a number (Thread::kAnyProcessor: none).
   static std::size_t pinned_to(const Thread& t) noexcept;
   static Thread* next_or_stop(Processor& p) noexcept;

@@ -11,6 +11,7 @@
 #include "current.hpp"
 #include "dispatch.hpp"
 #include "owned_queue_owner.hpp"
+#include "runtime_impl.hpp"
 
 namespace presto {
 
@@ -125,6 +126,7 @@ Thread* LocalQueuePool::get(Processor& p) {
   Thread* t = pinned_.get(p);
   if (t == nullptr) t = owner ? queues_[home].owner_pop_front() : queues_[home].pop_front();
   if (t == nullptr) [[unlikely]] t = steal(home, owner);
+  if (detail::is_record(t)) [[unlikely]] t = &detail::Dispatch::materialize_taken(*detail::as_record(t));
   if (placement_ == Placement::shortest) {
     const bool busy = t != nullptr;
     if (queues_[home].busy.load(std::memory_order_relaxed) != busy) queues_[home].busy.store(busy, std::memory_order_relaxed);
@@ -138,6 +140,7 @@ Thread* LocalQueuePool::steal(std::size_t home, bool owner) {
   // dry steals once for many threads instead of once a thread (Go's runqsteal does the same).
   // The victim's lock is held only while the pointers are copied; the threads' control blocks
   // are written after it (detail::OwnedQueue).
+  if (detail::RuntimeImpl::of(*runtime_).records_frozen.load(std::memory_order_relaxed)) [[unlikely]] return nullptr;
   const bool lifo = order_ == Order::lifo;
   Thread* one = nullptr;
   Thread** batch = owner ? queues_[home].stolen : &one;
@@ -148,7 +151,7 @@ Thread* LocalQueuePool::steal(std::size_t home, bool owner) {
     }
     const std::size_t n = queues_[i].take_half(batch, owner ? kStealLimit : 1, lifo);
     if (n == 0) continue;
-    detail::OwnedQueue::hand_over(*batch[0]);
+    detail::OwnedQueue::hand_over(batch[0]);
     if (n > 1) queues_[home].owner_push_all(batch + 1, n - 1, lifo);
     return batch[0];
   }

@@ -35,7 +35,7 @@ void OwnedQueue::make_room() {
       if (t == nullptr) continue;
       if (pos != to) {
         ring_[to & mask_] = t;
-        std::atomic_ref<std::uint32_t>(t->ready_position_).store(to, std::memory_order_relaxed);
+        set_position(t, to);
       }
       ++to;
     }
@@ -78,6 +78,9 @@ std::size_t OwnedQueue::take_half(Thread** out, std::size_t limit, bool from_bac
   Others hold(*this, kLocked);
   std::size_t n = (live() + 1) / 2;
   if (n > limit) n = limit;
+  // Lazy forks at the back: the newest half, far from the forker, which joins its oldest first
+  // (docs/design/lazy-forks.md, "The floor"): its joins then find their records at home.
+  if (is_record(ring_[(tail_ - 1) & mask_])) from_back = true;
   // Only the ring is read and cleared: the threads' hooks and positions still name this
   // queue, which remove() sees through (their slots no longer hold them).
   if (from_back) {
@@ -111,12 +114,22 @@ std::size_t OwnedQueue::take_half(Thread** out, std::size_t limit, bool from_bac
   return n;
 }
 
-void OwnedQueue::hand_over(Thread& t) noexcept { t.queue_hook_.set_list(nullptr); }
+void OwnedQueue::hand_over(Thread* entry) noexcept {
+  if (!is_record(entry)) entry->queue_hook_.set_list(nullptr);
+}
 
 bool OwnedQueue::withdraw(Thread& t) noexcept {
   if (size() == 0) return false;
   Others hold(*this);
   const bool removed = remove(t);
+  publish_size();
+  return removed;
+}
+
+bool OwnedQueue::withdraw_record(ForkRecord& r) noexcept {
+  if (size() == 0) return false;
+  Others hold(*this);
+  const bool removed = remove_entry(tagged(r), r.position.load(std::memory_order_relaxed));
   publish_size();
   return removed;
 }
@@ -127,10 +140,17 @@ void OwnedQueue::owner_push_all(Thread* const* threads, std::size_t n, bool to_f
     // Room for what a thief took, or the threads would be lost: std::bad_alloc here ends the
     // process (noexcept). The thief's own queue was empty when it went stealing.
     if (tail_ - head_ > mask_) [[unlikely]] make_room();
-    place(*threads[k], to_front);  // rewrites the victim's position and list
+    place(threads[k], to_front);  // rewrites the victim's position and list
   }
   publish_size();
   owner_release();
+}
+
+std::size_t OwnedQueue::count_records() noexcept {
+  Others hold(*this);
+  std::size_t n = 0;
+  for (std::uint32_t pos = head_; pos != tail_; ++pos) n += is_record(ring_[pos & mask_]) ? 1 : 0;
+  return n;
 }
 
 std::size_t OwnedQueue::capacity() const noexcept { return std::size_t{mask_} + 1; }

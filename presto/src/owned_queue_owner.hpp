@@ -6,6 +6,7 @@
 
 #include <atomic>
 
+#include <presto/detail/fork_record.hpp>
 #include <presto/detail/owned_queue.hpp>
 #include <presto/thread.hpp>
 #include <presto/thread_queue.hpp>
@@ -38,17 +39,27 @@ namespace presto::detail {
   lock_.unlock_unpreemptible();
 }
 
-[[gnu::always_inline]] inline void OwnedQueue::place(Thread& t, bool to_front) noexcept {
+[[gnu::always_inline]] inline void OwnedQueue::set_position(Thread* entry, std::uint32_t pos) noexcept {
+  if (is_record(entry)) [[unlikely]] {
+    ForkRecord& r = *as_record(entry);
+    r.position.store(pos, std::memory_order_relaxed);
+    r.queue.store(this, std::memory_order_relaxed);
+  } else {
+    std::atomic_ref<std::uint32_t>(entry->ready_position_).store(pos, std::memory_order_relaxed);
+  }
+}
+
+[[gnu::always_inline]] inline void OwnedQueue::place(Thread* entry, bool to_front) noexcept {
   const std::uint32_t pos = to_front ? --head_ : tail_++;
-  ring_[pos & mask_] = &t;
-  std::atomic_ref<std::uint32_t>(t.ready_position_).store(pos, std::memory_order_relaxed);
-  t.queue_hook_.set_list(this);
+  ring_[pos & mask_] = entry;
+  set_position(entry, pos);
+  if (!is_record(entry)) [[likely]] entry->queue_hook_.set_list(this);
 }
 
 [[gnu::always_inline]] inline void OwnedQueue::put(Thread& t, bool to_front) {
   ThreadQueue::link(t);  // a thread already on a queue is a UsageError, as on every ThreadQueue
   if (tail_ - head_ > mask_) [[unlikely]] make_room();
-  place(t, to_front);
+  place(&t, to_front);
 }
 
 [[gnu::always_inline]] inline void OwnedQueue::skip_holes_front() noexcept {
@@ -65,16 +76,21 @@ namespace presto::detail {
   slot = nullptr;
   ++head_;
   if (holes_ != 0) [[unlikely]] skip_holes_front();
-  t->queue_hook_.set_list(nullptr);
+  if (!is_record(t)) [[likely]] t->queue_hook_.set_list(nullptr);
   return t;
 }
 
 [[gnu::always_inline]] inline bool OwnedQueue::remove(Thread& t) noexcept {
   // A slot holds t only while t is queued here, at that position: a stolen thread keeps its
   // old position for a while, but its slot was cleared when it was taken.
-  const std::uint32_t pos = std::atomic_ref<std::uint32_t>(t.ready_position_).load(std::memory_order_relaxed);
+  if (!remove_entry(&t, std::atomic_ref<std::uint32_t>(t.ready_position_).load(std::memory_order_relaxed))) return false;
+  t.queue_hook_.set_list(nullptr);
+  return true;
+}
+
+[[gnu::always_inline]] inline bool OwnedQueue::remove_entry(Thread* entry, std::uint32_t pos) noexcept {
   Thread*& slot = ring_[pos & mask_];
-  if (slot != &t) return false;
+  if (slot != entry) return false;
   slot = nullptr;
   if (pos == head_) {
     ++head_;
@@ -85,13 +101,21 @@ namespace presto::detail {
   } else {
     ++holes_;
   }
-  t.queue_hook_.set_list(nullptr);
   return true;
+}
+
+[[gnu::always_inline]] inline bool OwnedQueue::owner_withdraw_record(ForkRecord& r) noexcept {
+  if (size() == 0) return false;
+  owner_acquire();
+  const bool removed = remove_entry(tagged(r), r.position.load(std::memory_order_relaxed));
+  publish_size();
+  owner_release();
+  return removed;
 }
 
 [[gnu::always_inline]] inline Thread* OwnedQueue::exchange_front(Thread& t, bool to_front) noexcept {
   Thread* first = take_front();
-  place(t, to_front);  // the slot just freed is room enough; t runs, so it is on no queue
+  place(&t, to_front);  // the slot just freed is room enough; t runs, so it is on no queue
   return first;
 }
 
@@ -102,6 +126,17 @@ namespace presto::detail {
     [[gnu::always_inline]] ~Release() { q.owner_release(); }
   } release{*this};
   put(t, to_front);
+  publish_size();
+}
+
+[[gnu::always_inline]] inline void OwnedQueue::owner_push_record(ForkRecord& r, bool to_front) {
+  owner_acquire();
+  struct Release {  // the push throws if the ring cannot grow
+    OwnedQueue& q;
+    [[gnu::always_inline]] ~Release() { q.owner_release(); }
+  } release{*this};
+  if (tail_ - head_ > mask_) [[unlikely]] make_room();
+  place(tagged(r), to_front);
   publish_size();
 }
 
@@ -121,6 +156,36 @@ namespace presto::detail {
   publish_size();
   owner_release();
   return removed;
+}
+
+template <class Make>
+bool OwnedQueue::replace_record(ForkRecord& r, Make&& make) noexcept {
+  Others hold(*this);
+  const std::uint32_t pos = r.position.load(std::memory_order_relaxed);
+  if (ring_[pos & mask_] != tagged(r)) return false;
+  replace_at(pos, make(r));
+  return true;
+}
+
+template <class Make>
+std::size_t OwnedQueue::replace_records(Make&& make) noexcept {
+  Others hold(*this);
+  std::size_t n = 0;
+  for (std::uint32_t pos = head_; pos != tail_; ++pos) {
+    Thread* entry = ring_[pos & mask_];
+    if (!is_record(entry)) continue;
+    Thread* t = make(*as_record(entry));
+    if (t == nullptr) break;
+    replace_at(pos, *t);
+    ++n;
+  }
+  return n;
+}
+
+inline void OwnedQueue::replace_at(std::uint32_t pos, Thread& t) noexcept {
+  ring_[pos & mask_] = &t;
+  std::atomic_ref<std::uint32_t>(t.ready_position_).store(pos, std::memory_order_relaxed);
+  t.queue_hook_.set_list(this);
 }
 
 }  // namespace presto::detail

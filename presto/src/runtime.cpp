@@ -105,11 +105,15 @@ RuntimeStats Runtime::stats() const {
     s.threads_recycled += p.state_->recycled.load(std::memory_order_relaxed);
     s.dispatches += p.dispatches();
     s.inline_joins += p.state_->inline_joins.load(std::memory_order_relaxed);
+    s.threadless_forks += p.state_->threadless.load(std::memory_order_relaxed);
     s.preemptions += p.preemptions();
     s.parks += p.state_->parks.load(std::memory_order_relaxed);
   });
   s.wakeups = impl_->wakeups.load(std::memory_order_relaxed);
   s.live_threads += impl_->external_registry.size();
+  std::int64_t records = impl_->external_records.load(std::memory_order_relaxed);  // lazy forks
+  impl_->processors.for_each([&](Processor& p) { records += p.state_->records.load(std::memory_order_relaxed); });
+  if (records > 0) s.live_threads += static_cast<std::size_t>(records);
   s.ready_threads = scheduler().pool().size();
   s.stacks_cached += impl_->free_lists->central_stacks();
   s.stacks_in_use = impl_->stacks.in_use() - s.stacks_cached;
@@ -145,6 +149,18 @@ void Runtime::launch(Thread& t) { impl_->launch(t); }
 void Runtime::run_until_halt(Thread& main) { impl_->run_until_halt(main); }
 
 void Runtime::visit_threads(void (*fn)(void*, const Thread&), void* ctx) const {
+  std::unique_lock<std::mutex> lock;
+  struct Thaw {
+    detail::RuntimeImpl* r = nullptr;
+    ~Thaw() {
+      if (r != nullptr) r->records_frozen.store(false, std::memory_order_relaxed);
+    }
+  } thaw;
+  if (impl_->lazy_forks) {  // queued forks are ready threads: made so, to be listed
+    lock = std::unique_lock(impl_->replace_mutex);
+    impl_->materialize_for_walk();
+    thaw.r = impl_.get();
+  }
   auto visit = [&](Thread& t) { fn(ctx, t); };
   impl_->processors.for_each([&](Processor& p) { p.state_->registry.for_each(visit); });
   impl_->external_registry.for_each(visit);

@@ -94,6 +94,9 @@ RuntimeImpl::RuntimeImpl(Runtime& runtime, RuntimeConfig config)
       quantum = std::chrono::microseconds{0};
     }
   }
+  if (std::string v = env("PRESTO_LAZY_FORKS"); !v.empty()) config.lazy_forks = parse_unsigned("PRESTO_LAZY_FORKS", v, false) != 0;
+  // A record run by its joiner is not a thread the quantum handler could preempt.
+  lazy_forks = config.lazy_forks && inline_joins && quantum.count() == 0;
 
   owned_scheduler = config.scheduler ? std::move(config.scheduler) : std::make_unique<Scheduler>(nullptr);
   if (config.pool) {
@@ -140,6 +143,7 @@ void RuntimeImpl::install() {
   scheduler.store(owned_scheduler.get(), std::memory_order_release);
   refresh_own_queues();
   prototype.store(owned_prototype.get(), std::memory_order_release);
+  records_allowed.store(lazy_forks && typeid(*owned_prototype) == typeid(Thread), std::memory_order_release);
   logger->info("runtime '{}': {} processor{}, scheduler '{}', pool '{}', {} KiB stacks, quantum {} us, seed {} (replay with PRESTO_SEED={})",
                name, processors.active(), processors.active() == 1 ? "" : "s", owned_scheduler->name(),
                owned_scheduler->pool().name(), stack_size / 1024, quantum.count(), seed, seed);
@@ -231,6 +235,8 @@ std::unique_ptr<Thread> RuntimeImpl::set_thread_prototype(std::unique_ptr<Thread
   std::unique_ptr<Thread> old = std::move(owned_prototype);
   owned_prototype = std::move(next);
   prototype.store(owned_prototype.get(), std::memory_order_release);
+  // Records already made become plain threads, as forks under the old prototype would be.
+  records_allowed.store(lazy_forks && typeid(*owned_prototype) == typeid(Thread), std::memory_order_release);
   generation.fetch_add(1, std::memory_order_release);  // cached control blocks of `old` go stale
   quiesce();  // nobody is still cloning `old`
   return old;
@@ -711,7 +717,8 @@ void RuntimeImpl::run_until_halt(Thread& main) {
 void RuntimeImpl::abandon_survivors() {
   // Every processor has stopped: nothing runs, and no thread will ever run again. Take each
   // survivor off its pool or wait queue, drop its stack without unwinding it, and free what
-  // the runtime owns.
+  // the runtime owns. Queued lazy forks become threads first, to be abandoned as threads.
+  Dispatch::materialize_all_queued(*this);
   std::vector<Thread*> survivors;
   auto collect = [&](Thread& t) { survivors.push_back(&t); };
   processors.for_each([&](Processor& p) { p.state_->registry.for_each(collect); });

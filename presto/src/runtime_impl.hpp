@@ -51,6 +51,12 @@ struct ProcessorState {
   // by RuntimeImpl::parked_lock.
   bool spin_token = false;
   bool parking = false;  // Processor::parking(); written by this processor only
+  // Lazy forks (fork_records.cpp): records queued or run here and not yet ended or made
+  // threads, as forked here less those ended or made threads here (may be negative; the sum
+  // over the processors and RuntimeImpl::external_records is the count); and free records.
+  std::atomic<std::int64_t> records{0};  // written by this processor only
+  std::atomic<std::uint64_t> threadless{0};  // RuntimeStats::threadless_forks; written by this processor only
+  ForkRecord* free_records = nullptr;
 };
 
 // The processors: slots made once and kept until the runtime dies (set_processors reuses
@@ -118,6 +124,20 @@ class RuntimeImpl {
   Thread& make_thread(ThreadAttributes* attributes);  // nullptr: defaults
   void launch(Thread& t);  // binds t to this runtime, gives it an id, makes it ready
   void recycle(Thread& t) noexcept;  // a forked control block nobody references any more
+  // Lazy forks (fork_records.cpp; Dispatch has the rest). A free record for a fork on p
+  // (nullptr: no memory); one back to the calling processor's free list.
+  ForkRecord* take_record(Processor& p) noexcept;
+  void give_back(ForkRecord& rec) noexcept;
+  // Records alive (see ProcessorState::records), counted on the calling processor.
+  void count_records(std::int64_t change) noexcept;
+  // A control block for a record that becomes a thread: a plain Thread, fresh or recycled.
+  Thread& record_block();
+  // t takes rec's identity (its id, registered here) and is ready; rec is counted out.
+  void adopt_record(Thread& t, ForkRecord& rec) noexcept;
+  // Before a walk of the registries (replace_mutex held): every record waiting in a queue, or
+  // being taken out of one, becomes a registered thread; steals stay frozen until the walk
+  // clears records_frozen. Records run by their joiners stay records.
+  void materialize_for_walk() noexcept;
   void release_handle(Thread& t) noexcept;
   void release_joined(Thread& t) noexcept;  // join returned: no lock needed (see join_handle.hpp)
   std::vector<BlockedThread> blocked_threads();
@@ -151,6 +171,12 @@ class RuntimeImpl {
   std::size_t stack_size = 0;     // usable bytes a default-size thread is promised
   std::size_t stack_reserve = 0;  // bytes a default-size stack has: twice that with inline joins
   bool inline_joins = false;      // RuntimeConfig::inline_joins
+  bool lazy_forks = false;        // RuntimeConfig::lazy_forks, where it can apply (inline joins, no preemption)
+  // Forks may make records now: lazy_forks, under a plain Thread prototype.
+  std::atomic<bool> records_allowed{false};
+  // While a walk lists the threads: thieves take nothing (a record on its way between two
+  // queues would escape the walk). Set and cleared under replace_mutex.
+  std::atomic<bool> records_frozen{false};
   std::size_t idle_spin = 0;
   std::chrono::microseconds quantum{0};  // in force (0: no preemption)
   // The logger's level was debug or lower when the runtime was made: log every dispatch.
@@ -182,6 +208,12 @@ class RuntimeImpl {
   std::atomic<std::uint64_t> id_source{1};
   std::atomic<std::uint64_t> threads_created{0};
   std::atomic<std::uint64_t> wakeups{0};  // unpark() calls (RuntimeStats::wakeups)
+  // Lazy forks: records counted by threads off the processors (ProcessorState::records); the
+  // records' memory, in slabs freed with the runtime; records freed off the processors.
+  std::atomic<std::int64_t> external_records{0};
+  RawSpinlock records_lock;  // guards the two below
+  std::vector<std::unique_ptr<ForkRecord[]>> record_slabs;
+  ForkRecord* shared_free_records = nullptr;
 
   StackAllocator stacks;
   std::optional<ThreadCache> free_lists;  // made once the number of processors is known
@@ -231,6 +263,7 @@ class RuntimeImpl {
   bool try_retire(Processor& p) noexcept;
   void add_processor();  // a new slot, made from the processor prototype
   void release_caches(Processor& p) noexcept;
+  bool add_record_slab(ProcessorState& ps) noexcept;
   void idle_loop(Processor& p);
   bool try_halt(Processor& p);
   void abandon_survivors();

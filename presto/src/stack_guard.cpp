@@ -74,7 +74,7 @@ const void* stack_pointer(void* context) noexcept {
 
 [[maybe_unused]] void on_fault(int sig, siginfo_t* info, void* context) {
   if (Processor* p = Processor::current()) {
-    if (Thread* t = p->current_thread()) {
+    if (Thread* t = Dispatch::thread_on_stack(*p)) {
       // A fault in the guard page, or anywhere while the stack pointer is below the stack (an
       // unguarded stack overflows into memory below it before faulting).
       if (Dispatch::in_guard_page(*t, info->si_addr) || Dispatch::below_stack(*t, stack_pointer(context))) {

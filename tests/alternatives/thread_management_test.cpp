@@ -71,7 +71,7 @@ TEST_CASE("central free lists serve every processor and free everything, under e
   auto cache = GENERATE(as<std::size_t>{}, 0, 4, 65536);
   INFO(cfg << ", thread_cache " << cache);
   const std::size_t processors = cfg.processors;
-  Runtime rt{{.processors = processors, .thread_cache = cache, .free_lists = FreeLists::central,
+  Runtime rt{{.processors = processors, .lazy_forks = false, .thread_cache = cache, .free_lists = FreeLists::central,
               .pool = presto::test::make_pool(cfg.pool), .seed = presto::test::seed()}};
   const std::size_t n = 500;
   rt.run([&] {

@@ -159,7 +159,7 @@ TEST_CASE("a queue's ring keeps queue order through holes, wrap-around, steals, 
         // withdrawable from the victim, even after the victim reuses the slots.
         for (std::size_t k = 0; k < n; ++k) REQUIRE_FALSE(victim.withdraw(*batch[k]));
         if (n != 0) {
-          detail::OwnedQueue::hand_over(*batch[0]);
+          detail::OwnedQueue::hand_over(batch[0]);
           idle.push_back(batch[0]);
           thief.owner_push_all(batch + 1, n - 1, false);
           thief_model.insert(thief_model.end(), batch + 1, batch + n);

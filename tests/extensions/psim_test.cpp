@@ -474,8 +474,9 @@ TEST_CASE("Simulation::run installs PSIM's scheduler and pool on the running run
     if (before != now.pool().name()) restored += " (was " + before + ")";
     return std::tuple{a.scheduler + " / " + a.pool, restored, a.misuse};
   });
-  CHECK(inside == std::string("psim scheduler / psim(") + presto::test::name(cfg.pool) + ")");
-  CHECK(after == std::string("scheduler / ") + presto::test::name(cfg.pool));
+  const std::string pool_name{presto::test::make_pool(cfg.pool)->name()};
+  CHECK(inside == "psim scheduler / psim(" + pool_name + ")");
+  CHECK(after == "scheduler / " + pool_name);
   CHECK(misuse.find("'observer'") != std::string::npos);
   CHECK(misuse.find("not one of its output links") != std::string::npos);
 }

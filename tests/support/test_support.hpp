@@ -22,7 +22,8 @@
 
 namespace presto::test {
 
-enum class PoolKind { fifo, lifo, priority, local_queue, local_lifo, shuffle };
+// local_eager: the default LocalQueuePool with RuntimeConfig::lazy_forks off (every fork a thread).
+enum class PoolKind { fifo, lifo, priority, local_queue, local_lifo, shuffle, local_eager };
 
 inline const char* name(PoolKind k) {
   switch (k) {
@@ -32,6 +33,7 @@ inline const char* name(PoolKind k) {
     case PoolKind::local_queue: return "local-queue";
     case PoolKind::local_lifo: return "local-queue/lifo";
     case PoolKind::shuffle: return "shuffle";
+    case PoolKind::local_eager: return "local-queue/eager-forks";
   }
   return "?";
 }
@@ -41,7 +43,8 @@ inline std::unique_ptr<ThreadPool> make_pool(PoolKind k) {
     case PoolKind::fifo: return std::make_unique<FifoPool>();
     case PoolKind::lifo: return std::make_unique<LifoPool>();
     case PoolKind::priority: return std::make_unique<PriorityPool>();
-    case PoolKind::local_queue: return std::make_unique<LocalQueuePool>();
+    case PoolKind::local_queue:
+    case PoolKind::local_eager: return std::make_unique<LocalQueuePool>();
     case PoolKind::local_lifo:
       return std::make_unique<LocalQueuePool>(LocalQueuePool::Placement::waker, LocalQueuePool::Order::lifo);
     case PoolKind::shuffle: return std::make_unique<ShufflePool>();
@@ -94,7 +97,7 @@ inline auto configs() {
   std::vector<Config> all;
   for (std::size_t p : {1, 2, 4}) {
     for (PoolKind k : {PoolKind::fifo, PoolKind::lifo, PoolKind::priority, PoolKind::local_queue, PoolKind::local_lifo,
-                       PoolKind::shuffle}) {
+                       PoolKind::shuffle, PoolKind::local_eager}) {
       all.push_back({p, k});
     }
   }
@@ -102,7 +105,8 @@ inline auto configs() {
 }
 
 inline RuntimeConfig runtime_config(const Config& c) {
-  return RuntimeConfig{.processors = c.processors, .pool = make_pool(c.pool), .seed = seed()};
+  return RuntimeConfig{
+      .processors = c.processors, .lazy_forks = c.pool != PoolKind::local_eager, .pool = make_pool(c.pool), .seed = seed()};
 }
 
 // Nothing of a finished run may linger: no thread, no stack in use, nothing in the pool.

@@ -5,7 +5,11 @@
 // JoinHandle does; std::jthread would join instead): it runs on, and if it ends with an
 // exception nobody can receive, the runtime logs it and run() ends with it.
 //
-// A handle must not outlive the Runtime that made its thread.
+// A handle must not outlive the Runtime that made its thread. Like std::thread, a handle is
+// used by one thread at a time.
+//
+// Under RuntimeConfig::lazy_forks the handle may hold a record of the fork instead of a thread
+// (presto/detail/fork_record.hpp); every operation behaves the same.
 
 #include <algorithm>
 #include <cstdint>
@@ -14,6 +18,7 @@
 #include <type_traits>
 #include <utility>
 
+#include <presto/detail/fork_record.hpp>
 #include <presto/errors.hpp>
 #include <presto/thread.hpp>
 
@@ -34,13 +39,14 @@ class [[nodiscard]] JoinHandle {
  public:
   JoinHandle() noexcept = default;
   JoinHandle(JoinHandle&& other) noexcept
-      : thread_(std::exchange(other.thread_, nullptr)), id_(other.id_) {
+      : thread_(std::exchange(other.thread_, nullptr)), record_(std::exchange(other.record_, nullptr)), id_(other.id_) {
     std::memcpy(name_, other.name_, sizeof name_);
   }
   JoinHandle& operator=(JoinHandle&& other) noexcept {
     if (this != &other) {
       reset();
       thread_ = std::exchange(other.thread_, nullptr);
+      record_ = std::exchange(other.record_, nullptr);
       id_ = other.id_;
       std::memcpy(name_, other.name_, sizeof name_);
     }
@@ -53,6 +59,7 @@ class [[nodiscard]] JoinHandle {
   // thread it waits until the runtime has run the thread to completion: joining before run()
   // on the very thread that will call run() therefore never returns.
   R join() {
+    if (record_ != nullptr) return join_record();
     if (thread_ == nullptr) detail::throw_empty_handle(id_, name_, "join");
     thread_->await_termination();  // may throw UsageError; the handle stays intact then
     return take_result();
@@ -60,6 +67,7 @@ class [[nodiscard]] JoinHandle {
   // As join(), but throws Cancelled if a stop is requested on `token` before the thread has
   // finished (presto/stop_token.hpp); the handle then stays joinable.
   R join(const std::stop_token& token) {
+    if (record_ != nullptr) thread_ = &detail::take_thread(*std::exchange(record_, nullptr));
     if (thread_ == nullptr) detail::throw_empty_handle(id_, name_, "join");
     thread_->await_termination(token);
     return take_result();
@@ -67,15 +75,17 @@ class [[nodiscard]] JoinHandle {
 
   // Lets the thread run on unjoined. UsageError if the handle is empty.
   void detach() {
+    if (record_ != nullptr) thread_ = &detail::take_thread(*std::exchange(record_, nullptr));
     if (thread_ == nullptr) detail::throw_empty_handle(id_, name_, "detach");
     remember_name(*thread_);
     reset();
   }
 
-  bool joinable() const noexcept { return thread_ != nullptr; }
+  bool joinable() const noexcept { return thread_ != nullptr || record_ != nullptr; }
   std::uint64_t id() const noexcept { return id_; }
   // The thread itself (name, state, priority, ...). UsageError if the handle is empty.
   Thread& thread() const {
+    if (record_ != nullptr) return detail::record_thread(*record_);
     if (thread_ == nullptr) detail::throw_empty_handle(id_, name_, "thread");
     return *thread_;
   }
@@ -83,9 +93,28 @@ class [[nodiscard]] JoinHandle {
  private:
   friend class Runtime;
   explicit JoinHandle(Thread& t) noexcept : thread_(&t), id_(t.id()) {}
+  explicit JoinHandle(detail::ForkRecord& r) noexcept : record_(&r), id_(r.id) {}
 
   void reset() noexcept {
+    if (record_ != nullptr) thread_ = &detail::take_thread(*std::exchange(record_, nullptr));
     if (thread_ != nullptr) detail::release_handle(*std::exchange(thread_, nullptr));
+  }
+
+  // join() of a record: run here if it is still queued, else through its thread.
+  R join_record() {
+    detail::ForkRecord& r = *record_;
+    if (!detail::join_record(r)) {
+      thread_ = &detail::take_thread(*std::exchange(record_, nullptr));
+      return join();
+    }
+    record_ = nullptr;
+    name_[0] = '\0';  // a record has no name (a fork with attributes makes a thread)
+    struct Free {
+      detail::ForkRecord& r;
+      ~Free() { detail::free_record(r); }
+    } free{r};
+    if (r.exception) std::rethrow_exception(std::exchange(r.exception, nullptr));
+    return r.task.template take_result<R>();
   }
 
   // After the thread terminated: empties the handle and hands over the result.
@@ -110,6 +139,7 @@ class [[nodiscard]] JoinHandle {
   }
 
   Thread* thread_ = nullptr;
+  detail::ForkRecord* record_ = nullptr;  // a lazy fork not yet made a thread (then thread_ is nullptr)
   std::uint64_t id_ = 0;
   char name_[24] = {};
 };

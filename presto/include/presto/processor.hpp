@@ -19,6 +19,7 @@
 #include <memory>
 
 #include <presto/detail/execution_context.hpp>
+#include <presto/detail/fork_record.hpp>
 #include <presto/detail/raw_spinlock.hpp>
 
 namespace presto {
@@ -47,8 +48,13 @@ class Processor {
 
   Runtime& runtime() const noexcept { return *runtime_; }
   std::size_t index() const noexcept { return index_; }
-  // The presto thread running on this processor, or nullptr while it idles.
-  Thread* current_thread() const noexcept { return current_; }
+  // The presto thread running on this processor, or nullptr while it idles. (A lazy fork run
+  // by its joiner becomes a thread here, when first asked: detail/fork_record.hpp.)
+  Thread* current_thread() const noexcept {
+    Thread* t = current_;
+    if (detail::is_record(t)) [[unlikely]] return detail::materialize_current(*this);
+    return t;
+  }
   // Threads this processor has dispatched so far.
   std::uint64_t dispatches() const noexcept { return dispatches_.load(std::memory_order_relaxed); }
   // Threads this processor has preempted so far (RuntimeConfig::quantum).

@@ -18,7 +18,7 @@
 // runtime made before a fork must not be run in the child; make a new one there.
 //
 // Environment (overrides RuntimeConfig): PRESTO_PROCESSORS=n (0: one per hardware thread),
-// PRESTO_SEED=n, PRESTO_QUANTUM_US=n, PRESTO_LOG_LEVEL (or PRESTO_LOG)=trace|debug|info|warn|
+// PRESTO_SEED=n, PRESTO_QUANTUM_US=n, PRESTO_LAZY_FORKS=0|1, PRESTO_LOG_LEVEL (or PRESTO_LOG)=trace|debug|info|warn|
 // error|critical|off (debug shows every dispatch decision), PRESTO_ALLOCATION=fixed|asat|load|
 // hybrid (presto/allocation_policy.hpp).
 //
@@ -98,6 +98,18 @@ struct RuntimeConfig {
   // become resident only when touched). It runs as itself: Thread::current() is the joined
   // thread, and if it blocks its joiner's stack waits with it (its joiner waits for it anyway).
   bool inline_joins = true;
+  // Lazy forks: a fork() with no attributes, from a presto thread of this runtime, under the
+  // built-in components (a plain Scheduler over a waker-placement LocalQueuePool, the plain
+  // Thread prototype) and with preemption off, queues a small record of its task instead of
+  // a control block. The record becomes a Thread (a control block, an entry in the registry)
+  // only when something needs one: a processor that runs it, Thread::current() or anything
+  // else that asks for the running thread inside it, JoinHandle::thread(), detach() or a
+  // cancellable join, a walk of the threads, a replacement of the scheduler or pool. A join
+  // that finds it still queued (with inline_joins) runs its body as a call, and if the body
+  // never asks who it is, no Thread is ever made. Nothing observable changes: the record has
+  // its id from the fork and is counted in live_threads; made into a thread it is the thread
+  // the body would have been. See docs/design/lazy-forks.md.
+  bool lazy_forks = true;
   // Control blocks of finished threads kept per processor for reuse by the next fork (0:
   // none). Reuse saves an allocation and, for bursts of thousands of threads, the page faults
   // of memory the allocator gave back to the system; the cost is that the runtime keeps up to
@@ -181,7 +193,9 @@ class [[nodiscard]] KeepAlive {
 
 struct RuntimeStats {
   std::size_t processors = 0;
-  std::size_t live_threads = 0;    // started and not finished: ready, running or blocked
+  // Started and not finished: ready, running or blocked (lazy forks included). A snapshot: while
+  // another processor makes a queued lazy fork a thread it may be off by that one.
+  std::size_t live_threads = 0;
   std::size_t ready_threads = 0;   // in the ready pool
   std::size_t stacks_in_use = 0;   // bound to live threads
   std::size_t stacks_cached = 0;   // kept for reuse
@@ -190,6 +204,9 @@ struct RuntimeStats {
   std::uint64_t threads_recycled = 0;  // forks that reused a control block
   std::uint64_t dispatches = 0;        // threads put on a processor (switches and inline joins)
   std::uint64_t inline_joins = 0;      // threads run by their joiner (RuntimeConfig::inline_joins)
+  // Forks that ran and ended without ever needing a control block (RuntimeConfig::lazy_forks):
+  // with threads_created and threads_recycled, every fork is counted once.
+  std::uint64_t threadless_forks = 0;
   std::uint64_t preemptions = 0;       // threads preempted at the end of a quantum
   std::uint64_t parks = 0;             // idle processors that went to sleep (futex or IdlePoller)
   std::uint64_t wakeups = 0;           // parked processors woken for work (or to check for a halt)
@@ -227,6 +244,16 @@ class Runtime {
   template <class F, class... Args>
     requires std::invocable<std::decay_t<F>, std::decay_t<Args>...>
   JoinHandle<detail::task_result_t<F, Args...>> fork(F&& f, Args&&... args) {
+    if (detail::ForkRecord* r = detail::new_record(*this)) {  // RuntimeConfig::lazy_forks
+      try {
+        r->task.emplace(std::forward<F>(f), std::forward<Args>(args)...);
+        detail::launch_record(*r);
+      } catch (...) {
+        detail::drop_record(*r);
+        throw;
+      }
+      return JoinHandle<detail::task_result_t<F, Args...>>(*r);
+    }
     Thread& t = make_thread(nullptr);
     return start_forked<detail::task_result_t<F, Args...>>(t, std::forward<F>(f), std::forward<Args>(args)...);
   }
@@ -307,7 +334,9 @@ class Runtime {
 
   // Calls f(const Thread&) for every thread of the runtime that has started and not yet ended.
   // Walks each processor's registry in turn; a thread that ends meanwhile waits for the walk to
-  // finish before it can be reused, so f must not block.
+  // finish before it can be reused, so f must not block. Lazy forks still queued are made
+  // threads first (and listed as ready); one run by its joiner that has not asked for its
+  // thread is not listed (its joiner is, as running).
   template <class F>
   void for_each_thread(F&& f) const {
     visit_threads([](void* ctx, const Thread& t) { (*static_cast<std::remove_reference_t<F>*>(ctx))(t); },

@@ -52,6 +52,8 @@ class Thread;
 
 namespace presto::detail {
 
+struct ForkRecord;
+
 class OwnedQueue {
  public:
   static constexpr unsigned kBiasAfter = 16384;
@@ -80,9 +82,23 @@ class OwnedQueue {
   // idle loop, which sees this one's size, comes back.
   std::size_t take_half(Thread** out, std::size_t limit, bool from_back) noexcept;
   // Marks a thread that take_half copied out as on no queue, for the thief that runs it.
-  static void hand_over(Thread& t) noexcept;
+  static void hand_over(Thread* entry) noexcept;
   // Takes `t` out if it is queued here (ThreadPool::withdraw); false if it is not.
   bool withdraw(Thread& t) noexcept;
+
+  // Lazy forks (presto/detail/fork_record.hpp). A ring's entry is a thread or a tagged record;
+  // every operation above may hand out either (the caller makes a record a thread), except
+  // withdraw, which names a thread. The owner queues a record with owner_push_record and takes
+  // it back with owner_withdraw_record; anyone else with withdraw_record.
+  bool withdraw_record(ForkRecord& r) noexcept;
+  // In place: if `r` is queued here, make(r) gives the thread made of it, which takes its slot
+  // (make runs in the hold: it must not block). False if r is not queued here.
+  template <class Make>
+  bool replace_record(ForkRecord& r, Make&& make) noexcept;
+  // The same for every record queued here, in order, until make gives nullptr; how many.
+  template <class Make>
+  std::size_t replace_records(Make&& make) noexcept;
+  std::size_t count_records() noexcept;
 
   // The owner (src/owned_queue_owner.hpp). A hold: owner_acquire() ... owner_release(), which
   // may span a context switch (the yield keeps it until the yielding thread's context is
@@ -97,6 +113,8 @@ class OwnedQueue {
   inline void owner_push(Thread& t, bool to_front);
   inline Thread* owner_pop_front() noexcept;
   inline bool owner_withdraw(Thread& t) noexcept;
+  inline void owner_push_record(ForkRecord& r, bool to_front);
+  inline bool owner_withdraw_record(ForkRecord& r) noexcept;
   // Queues threads[0..n) that take_half copied out of another queue here, in their order, at
   // the back (or each to the front).
   void owner_push_all(Thread* const* threads, std::size_t n, bool to_front) noexcept;
@@ -145,9 +163,12 @@ class OwnedQueue {
   // room first (which may throw); place: the same for a thread whose hook may still name the
   // queue it was stolen from.
   inline void put(Thread& t, bool to_front);
-  inline void place(Thread& t, bool to_front) noexcept;
+  inline void place(Thread* entry, bool to_front) noexcept;
+  inline void set_position(Thread* entry, std::uint32_t pos) noexcept;
   inline Thread* take_front() noexcept;  // precondition: front() != nullptr
   inline bool remove(Thread& t) noexcept;
+  inline bool remove_entry(Thread* entry, std::uint32_t pos) noexcept;  // if the slot at pos holds it
+  inline void replace_at(std::uint32_t pos, Thread& t) noexcept;
   inline void skip_holes_front() noexcept;  // head_ past holes, up to tail_
   inline void skip_holes_back() noexcept;   // tail_ back past holes, down to head_
   [[gnu::cold, gnu::noinline]] void make_room();  // full: compact in place, or grow
@@ -164,7 +185,7 @@ class OwnedQueue {
   std::uint64_t others_ = 0;             // other parties' holds so far (under lock_)
   std::uint64_t others_seen_ = 0;        // others_ at the owner's last locked hold (under lock_)
   std::atomic<std::uint64_t> revocations_{0};  // written under lock_
-  // The ring (in a hold): threads at positions [head_, tail_) and holes_ holes (nullptr)
+  // The ring (in a hold): threads (or tagged records) at positions [head_, tail_) and holes_ holes (nullptr)
   // between them; when it is not empty, the first and the last are threads. Every slot
   // outside it is nullptr, so a slot that holds a thread holds it where it is queued.
   Thread** ring_ = nullptr;

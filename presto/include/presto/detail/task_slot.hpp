@@ -37,8 +37,13 @@ class TaskSlot {
     construct<C>(std::move(body));
     invoke_ = &invoke_callable<C>;
     destroy_ = &destroy_object<C>;
+    relocate_ = &relocate_callable<C>;
     state_ = State::callable;
   }
+
+  // Moves the callable stored here, not yet run, into `to` (empty), and empties this slot: a
+  // lazy fork's record handing its body to the thread made from it.
+  void relocate_to(TaskSlot& to) noexcept { relocate_(*this, to); }
 
   bool empty() const noexcept { return state_ == State::empty; }
   bool has_callable() const noexcept { return state_ == State::callable; }
@@ -65,6 +70,7 @@ class TaskSlot {
     if (destroy_ != nullptr) destroy_(*this);
     destroy_ = nullptr;
     invoke_ = nullptr;
+    relocate_ = nullptr;
     result_tag_ = nullptr;
     state_ = State::empty;
   }
@@ -96,6 +102,20 @@ class TaskSlot {
       delete static_cast<T*>(s.heap_);
       s.heap_ = nullptr;
     }
+  }
+
+  template <class C>
+  static void relocate_callable(TaskSlot& from, TaskSlot& to) noexcept {
+    if constexpr (fits_inline<C>) {
+      ::new (static_cast<void*>(to.storage_)) C(std::move(*static_cast<C*>(from.object())));
+    } else {
+      to.heap_ = std::exchange(from.heap_, nullptr);
+    }
+    to.invoke_ = from.invoke_;
+    to.destroy_ = from.destroy_;
+    to.relocate_ = from.relocate_;
+    to.state_ = State::callable;
+    from.reset();
   }
 
   template <class C>
@@ -145,6 +165,7 @@ class TaskSlot {
   void* heap_ = nullptr;
   void (*invoke_)(TaskSlot&) = nullptr;
   void (*destroy_)(TaskSlot&) noexcept = nullptr;
+  void (*relocate_)(TaskSlot&, TaskSlot&) noexcept = nullptr;  // while it holds a callable
   const void* result_tag_ = nullptr;
   State state_ = State::empty;
 };

@@ -1,0 +1,99 @@
+#pragma once
+// ForkRecord: a fork that has not become a Thread yet (RuntimeConfig::lazy_forks; see
+// docs/design/lazy-forks.md and docs/design/runtime.md, "Lazy forks").
+//
+// Runtime::fork queues a record in the forking processor's ready queue (a LocalQueuePool
+// queue, detail::OwnedQueue) where a control block would go. From there it leaves in one of
+// two ways:
+//   - its joiner takes it back (Dispatch::join_record) and runs its body as a call, on the
+//     joiner's stack, with the processor's current_ set to the record, tagged (below). Only if
+//     the body asks for its thread (Processor::current_thread: a lock, a condition, a
+//     thread-local, Thread::current(), a yield...) is a Thread made for it then, in the state
+//     an inline join's child has (Dispatch::run_inline);
+//   - anything else that takes it out of a queue (a processor's dispatch, a thief, a drain of
+//     the pool), or needs it as a thread while it waits there (JoinHandle::thread(), detach(),
+//     a cancellable join, a walk of the threads, the end of a run), makes a Thread of it first:
+//     a control block with the record's id, registered, its body moved in. The record then
+//     forwards to that thread (`thread`), and the handle goes on with the thread.
+// The record belongs to its JoinHandle: the handle frees it, once it is done with it.
+//
+// Threads and records share the queues' rings and a processor's current_ as one pointer
+// type: a record's address with bit 0 set (tagged()). Nothing outside the core sees one.
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+
+#include <presto/detail/task_slot.hpp>
+
+namespace presto {
+class Runtime;
+class Thread;
+class Processor;
+}  // namespace presto
+
+namespace presto::detail {
+
+class OwnedQueue;
+
+struct ForkRecord {
+  // What the record's joiner has done with it; written by the joiner only.
+  enum class State : std::uint32_t {
+    queued,  // not taken back by its joiner (it may have been made a thread meanwhile)
+    inline_run,  // its joiner runs it (JoinHandle::join)
+  };
+
+  TaskSlot task;  // the body; after an inline run, the result
+  std::exception_ptr exception;  // after an inline run
+  std::uint64_t id = 0;
+  Runtime* runtime = nullptr;
+  // The thread made of it (nullptr: none yet). Its store is the last access to the record of
+  // whoever made the thread: the handle may free the record once it sees it.
+  std::atomic<Thread*> thread{nullptr};
+  // Where it is queued: the queue and the position it was last placed at, written in a hold of
+  // that queue (detail::OwnedQueue). Believed only if that slot holds the record.
+  std::atomic<OwnedQueue*> queue{nullptr};
+  std::atomic<std::uint32_t> position{0};
+  std::atomic<State> state{State::queued};
+  // While its joiner runs it: the processor's current_ before (a thread, or a tagged record
+  // run inline in its turn) and the thread whose stack it runs on. Read on that processor only.
+  Thread* saved = nullptr;
+  Thread* host = nullptr;
+  ForkRecord* next_free = nullptr;  // in a processor's free list
+};
+
+[[gnu::always_inline]] inline bool is_record(const Thread* entry) noexcept {
+  return (reinterpret_cast<std::uintptr_t>(entry) & 1) != 0;
+}
+[[gnu::always_inline]] inline ForkRecord* as_record(const Thread* entry) noexcept {
+  return reinterpret_cast<ForkRecord*>(reinterpret_cast<std::uintptr_t>(entry) & ~std::uintptr_t{1});
+}
+[[gnu::always_inline]] inline Thread* tagged(ForkRecord& r) noexcept {
+  return reinterpret_cast<Thread*>(reinterpret_cast<std::uintptr_t>(&r) | 1);
+}
+
+// The fork, in two calls around the body's emplacement (Runtime::fork): a record for a fork
+// from the calling presto thread of `rt`, or nullptr where lazy forks do not apply (the
+// caller makes a thread); then its launch, which gives it its id and queues it (it may throw
+// std::bad_alloc, the ring being full; then the caller drops it).
+ForkRecord* new_record(Runtime& rt) noexcept;
+void launch_record(ForkRecord& r);
+void drop_record(ForkRecord& r) noexcept;  // never launched: back to the free list
+
+// JoinHandle's operations on a record (fork_records.cpp):
+// join: true if the record ran here and ended (its result or exception is in it), false if
+// it has a thread to join instead (`thread`).
+bool join_record(ForkRecord& r);
+// The record as a thread, made now if it is still queued (JoinHandle::thread()).
+Thread& record_thread(ForkRecord& r);
+// The same, and the record is freed: the handle holds the thread from now on.
+Thread& take_thread(ForkRecord& r);
+// Frees a record whose join returned true (with the thread made for it, if one was).
+void free_record(ForkRecord& r) noexcept;
+
+// Processor::current_thread() while a record runs inline on `p`: makes it a thread (and every
+// record run inline below it), on p's own OS thread; elsewhere, the thread whose stack it runs
+// on.
+Thread* materialize_current(const Processor& p) noexcept;
+
+}  // namespace presto::detail
