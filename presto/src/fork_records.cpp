@@ -35,6 +35,15 @@ Processor* own_processor(const RuntimeImpl& r) noexcept {
   std::terminate();
 }
 
+// A control block for `rec`, which must become a thread now: without one the process ends.
+Thread& block_for(RuntimeImpl& r, const ForkRecord& rec) noexcept {
+  try {
+    return r.record_block();
+  } catch (...) {
+    no_block_for(r, rec);
+  }
+}
+
 }  // namespace
 
 // --- the records' memory ----------------------------------------------------------------
@@ -134,45 +143,14 @@ bool Dispatch::materialize_queued(ForkRecord& rec) {
   OwnedQueue* q = queue_of_pool_in_force(r, rec.queue.load(std::memory_order_acquire));
   if (q == nullptr) return false;  // on its way from one queue to another
   // The block is made in the queue's hold, once the record is seen there: never one too many.
-  return q->replace_record(rec, [&](ForkRecord& queued) -> Thread& {
-    Thread* t = nullptr;
-    try {
-      t = &r.record_block();
-    } catch (...) {
-      no_block_for(r, queued);
-    }
-    r.adopt_record(*t, queued);
-    queued.task.relocate_to(t->task_);
-    queued.thread.store(t, std::memory_order_release);
-    return *t;
-  });
+  return q->replace_record(rec, [](ForkRecord& queued) -> Thread& { return materialize_taken(queued); });
 }
 
 void Dispatch::materialize_all_queued(RuntimeImpl& r) noexcept {
   LocalQueuePool* local = pool_in_force(r);
   if (local == nullptr) return;
   for (std::size_t i = 0; i < local->count_; ++i) {
-    OwnedQueue& q = local->queues_[i];
-    for (std::size_t n; (n = q.count_records()) != 0;) {
-      std::vector<Thread*> blocks;
-      try {
-        blocks.reserve(n);
-        for (std::size_t k = 0; k < n; ++k) blocks.push_back(&r.record_block());
-      } catch (...) {
-        r.logger->critical("no memory to make the {} queued lazy forks threads: {}", n, exception_text(std::current_exception()));
-        std::terminate();
-      }
-      q.replace_records([&](ForkRecord& queued) -> Thread* {
-        if (blocks.empty()) return nullptr;
-        Thread& t = *blocks.back();
-        blocks.pop_back();
-        r.adopt_record(t, queued);
-        queued.task.relocate_to(t.task_);
-        queued.thread.store(&t, std::memory_order_release);
-        return &t;
-      });
-      for (Thread* t : blocks) delete t;
-    }
+    local->queues_[i].replace_records([](ForkRecord& queued) -> Thread& { return materialize_taken(queued); });
   }
 }
 
@@ -236,16 +214,11 @@ void Dispatch::launch_record(ForkRecord& rec) {
 
 Thread& Dispatch::materialize_taken(ForkRecord& rec) noexcept {
   RuntimeImpl& r = impl_of(rec);
-  Thread* t = nullptr;
-  try {
-    t = &r.record_block();
-  } catch (...) {
-    no_block_for(r, rec);
-  }
-  r.adopt_record(*t, rec);
-  rec.task.relocate_to(t->task_);
-  rec.thread.store(t, std::memory_order_release);  // the last access to rec
-  return *t;
+  Thread& t = block_for(r, rec);
+  r.adopt_record(t, rec);
+  rec.task.relocate_to(t.task_);
+  rec.thread.store(&t, std::memory_order_release);  // the last access to rec
+  return t;
 }
 
 // Room a joiner keeps below its own frame beyond the stack_size it leaves to an inline child
@@ -336,13 +309,7 @@ Thread& Dispatch::make_running_thread(Processor& p, ForkRecord& rec) noexcept {
   if (Thread* t = rec.thread.load(std::memory_order_relaxed)) return *t;
   Thread& joiner = is_record(rec.saved) ? make_running_thread(p, *as_record(rec.saved)) : *rec.saved;
   RuntimeImpl& r = impl_of(p);
-  Thread* made = nullptr;
-  try {
-    made = &r.record_block();
-  } catch (...) {
-    no_block_for(r, rec);
-  }
-  Thread& t = *made;
+  Thread& t = block_for(r, rec);
   r.adopt_record(t, rec);
   // As run_inline sets up a thread it runs inline: its joiner waits on it, and it runs on the
   // joiner's stack, as p's current thread.

@@ -146,13 +146,6 @@ void OwnedQueue::owner_push_all(Thread* const* threads, std::size_t n, bool to_f
   owner_release();
 }
 
-std::size_t OwnedQueue::count_records() noexcept {
-  Others hold(*this);
-  std::size_t n = 0;
-  for (std::uint32_t pos = head_; pos != tail_; ++pos) n += is_record(ring_[pos & mask_]) ? 1 : 0;
-  return n;
-}
-
 std::size_t OwnedQueue::capacity() const noexcept { return std::size_t{mask_} + 1; }
 
 }  // namespace presto::detail

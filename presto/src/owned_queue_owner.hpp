@@ -168,18 +168,11 @@ bool OwnedQueue::replace_record(ForkRecord& r, Make&& make) noexcept {
 }
 
 template <class Make>
-std::size_t OwnedQueue::replace_records(Make&& make) noexcept {
+void OwnedQueue::replace_records(Make&& make) noexcept {
   Others hold(*this);
-  std::size_t n = 0;
   for (std::uint32_t pos = head_; pos != tail_; ++pos) {
-    Thread* entry = ring_[pos & mask_];
-    if (!is_record(entry)) continue;
-    Thread* t = make(*as_record(entry));
-    if (t == nullptr) break;
-    replace_at(pos, *t);
-    ++n;
+    if (Thread* entry = ring_[pos & mask_]; is_record(entry)) replace_at(pos, make(*as_record(entry)));
   }
-  return n;
 }
 
 inline void OwnedQueue::replace_at(std::uint32_t pos, Thread& t) noexcept {

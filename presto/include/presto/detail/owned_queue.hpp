@@ -95,10 +95,9 @@ class OwnedQueue {
   // (make runs in the hold: it must not block). False if r is not queued here.
   template <class Make>
   bool replace_record(ForkRecord& r, Make&& make) noexcept;
-  // The same for every record queued here, in order, until make gives nullptr; how many.
+  // The same for every record queued here, in order.
   template <class Make>
-  std::size_t replace_records(Make&& make) noexcept;
-  std::size_t count_records() noexcept;
+  void replace_records(Make&& make) noexcept;
 
   // The owner (src/owned_queue_owner.hpp). A hold: owner_acquire() ... owner_release(), which
   // may span a context switch (the yield keeps it until the yielding thread's context is
