@@ -174,9 +174,13 @@ PRESTO_INLINE bool Dispatch::may_join_inline(RuntimeImpl& r, Processor& p, const
     return false;
   }
   if (const std::size_t pinned = pinned_to(child); pinned != Thread::kAnyProcessor && pinned != p.index_) return false;
+  return has_inline_room(r, self);
+}
+
+bool Dispatch::has_inline_room(const RuntimeImpl& r, const Thread& host) noexcept {
   // The child is promised stack_size bytes of stack: the joiner's must have them free.
   const auto* frame = static_cast<const char*>(__builtin_frame_address(0));
-  const auto* base = static_cast<const char*>(self.stack_.base);
+  const auto* base = static_cast<const char*>(host.stack_.base);
   return base != nullptr && frame > base && static_cast<std::size_t>(frame - base) >= r.stack_size + kInlineMargin;
 }
 

@@ -150,6 +150,8 @@ class Dispatch {
   static bool yield_in_place(RuntimeImpl& r, Processor& p, Thread& self);
   // Whether self may run child inline (everything but the withdrawal).
   static bool may_join_inline(RuntimeImpl& r, Processor& p, const Thread& self, const Thread& child) noexcept;
+  // Whether the stack of `host`, which the caller runs on, has room for an inline child.
+  static bool has_inline_room(const RuntimeImpl& r, const Thread& host) noexcept;
   // Runs child, withdrawn from the scheduler, on self's stack; inside p's gate on entry.
   // Returns whether child's spinlock is held (end_thread kept it); the caller needs it held.
   static bool run_inline(Processor& p, Thread& self, Thread& child);

@@ -221,10 +221,6 @@ Thread& Dispatch::materialize_taken(ForkRecord& rec) noexcept {
   return t;
 }
 
-// Room a joiner keeps below its own frame beyond the stack_size it leaves to an inline child
-// (as Dispatch::may_join_inline does for a thread).
-constexpr std::size_t kRecordMargin = 8 * 1024;
-
 bool Dispatch::join_record(ForkRecord& rec) {
   if (rec.thread.load(std::memory_order_acquire) != nullptr) return false;
   Processor* const p = current_processor();  // read once: nothing here switches before the call
@@ -238,12 +234,7 @@ bool Dispatch::join_record(ForkRecord& rec) {
   RuntimeImpl& r = impl_of(*p);
   Thread* const self = p->current_;
   Thread& host = is_record(self) ? *as_record(self)->host : *self;
-  const auto* frame = static_cast<const char*>(__builtin_frame_address(0));
-  const auto* base = static_cast<const char*>(host.stack_.base);
-  if (!r.inline_joins || base == nullptr || frame <= base ||
-      static_cast<std::size_t>(frame - base) < r.stack_size + kRecordMargin) {
-    return false;
-  }
+  if (!r.inline_joins || !has_inline_room(r, host)) return false;
   enter(*p);
   if (must_leave(*p) || !withdraw_record(*p, rec)) {
     leave(*p);

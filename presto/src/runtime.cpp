@@ -99,6 +99,7 @@ void KeepAlive::reset() noexcept {
 RuntimeStats Runtime::stats() const {
   RuntimeStats s;
   s.processors = impl_->processors.active();
+  std::int64_t records = 0;  // lazy forks not yet ended or made threads (their counts may go below 0 per processor)
   impl_->processors.for_each([&](const Processor& p) {
     s.live_threads += p.state_->registry.size();
     s.stacks_cached += p.state_->free.cached_stacks.load(std::memory_order_relaxed);
@@ -106,13 +107,13 @@ RuntimeStats Runtime::stats() const {
     s.dispatches += p.dispatches();
     s.inline_joins += p.state_->inline_joins.load(std::memory_order_relaxed);
     s.threadless_forks += p.state_->threadless.load(std::memory_order_relaxed);
+    records += p.state_->records.load(std::memory_order_relaxed);
     s.preemptions += p.preemptions();
     s.parks += p.state_->parks.load(std::memory_order_relaxed);
   });
   s.wakeups = impl_->wakeups.load(std::memory_order_relaxed);
   s.live_threads += impl_->external_registry.size();
-  std::int64_t records = impl_->external_records.load(std::memory_order_relaxed);  // lazy forks
-  impl_->processors.for_each([&](Processor& p) { records += p.state_->records.load(std::memory_order_relaxed); });
+  records += impl_->external_records.load(std::memory_order_relaxed);
   if (records > 0) s.live_threads += static_cast<std::size_t>(records);
   s.ready_threads = scheduler().pool().size();
   s.stacks_cached += impl_->free_lists->central_stacks();

@@ -116,6 +116,10 @@ RuntimeImpl::RuntimeImpl(Runtime& runtime, RuntimeConfig config)
   asymmetric_fences();
 }
 
+void RuntimeImpl::allow_records() noexcept {
+  records_allowed.store(lazy_forks && typeid(*owned_prototype) == typeid(Thread), std::memory_order_release);
+}
+
 void RuntimeImpl::add_processor() {
   std::unique_ptr<Processor> p = processor_prototype->newprocessor();
   p->runtime_ = &rt;
@@ -143,7 +147,7 @@ void RuntimeImpl::install() {
   scheduler.store(owned_scheduler.get(), std::memory_order_release);
   refresh_own_queues();
   prototype.store(owned_prototype.get(), std::memory_order_release);
-  records_allowed.store(lazy_forks && typeid(*owned_prototype) == typeid(Thread), std::memory_order_release);
+  allow_records();
   logger->info("runtime '{}': {} processor{}, scheduler '{}', pool '{}', {} KiB stacks, quantum {} us, seed {} (replay with PRESTO_SEED={})",
                name, processors.active(), processors.active() == 1 ? "" : "s", owned_scheduler->name(),
                owned_scheduler->pool().name(), stack_size / 1024, quantum.count(), seed, seed);
@@ -235,8 +239,7 @@ std::unique_ptr<Thread> RuntimeImpl::set_thread_prototype(std::unique_ptr<Thread
   std::unique_ptr<Thread> old = std::move(owned_prototype);
   owned_prototype = std::move(next);
   prototype.store(owned_prototype.get(), std::memory_order_release);
-  // Records already made become plain threads, as forks under the old prototype would be.
-  records_allowed.store(lazy_forks && typeid(*owned_prototype) == typeid(Thread), std::memory_order_release);
+  allow_records();  // records already made become plain threads, as forks under the old prototype would be
   generation.fetch_add(1, std::memory_order_release);  // cached control blocks of `old` go stale
   quiesce();  // nobody is still cloning `old`
   return old;

@@ -264,6 +264,7 @@ class RuntimeImpl {
   void add_processor();  // a new slot, made from the processor prototype
   void release_caches(Processor& p) noexcept;
   bool add_record_slab(ProcessorState& ps) noexcept;
+  void allow_records() noexcept;  // records_allowed for the prototype in force
   void idle_loop(Processor& p);
   bool try_halt(Processor& p);
   void abandon_survivors();
