@@ -3,6 +3,7 @@
 // policy installed in a running runtime sizes parallel_for's team; misuse is reported.
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <deque>
 #include <mutex>
@@ -228,16 +229,18 @@ class ScriptedPolicy final : public AllocationPolicy {
 };
 
 // The distinct presto threads that ran a parallel_for over n indices, each index slow enough
-// that every team member gets some.
+// that every team member gets some. Told apart by id: a joined thread's control block may be
+// reused by a later one (a member run by its joiner under lazy forks is made a thread only
+// when it asks for Thread::current(), after an earlier member has ended and been released).
 std::size_t team_size(std::size_t n) {
   std::mutex m;
-  std::set<const Thread*> members;
+  std::set<std::uint64_t> members;
   parallel_for(std::size_t{0}, n, [&](std::size_t) {
     const auto until = Clock::now() + 200us;
     while (Clock::now() < until) {
     }
     std::lock_guard lock(m);
-    members.insert(&Thread::current());
+    members.insert(Thread::current().id());
   }, Schedule::static_blocks());
   return members.size();
 }
