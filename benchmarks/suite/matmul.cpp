@@ -1,14 +1,9 @@
-// Matrix multiplication, the paper's Figures 2 and 3. C = A x B for n x n doubles. A
+// Matrix multiplication, the paper's Figures 2 and 3, with the kernels of matmul_kernel.hpp
+// (the paper's dot product, and the tight kernel a user tuning each case writes). A
 // computation split over T threads gives each thread a contiguous run of about n*n/T elements
-// of C, computed by one of two kernels:
-//   dot - B kept transposed, each element one contiguous dot product (the paper's program)
-//   tight - what a user tuning each case writes: a run of a row by the i-k-j loop
-//         (C[i][j] += A[i][k] * B[k][j] over k, then j: vectorized along the row), a lone
-//         element by a dot product with B transposed and four independent sums
-// The tight kernel makes both a 2-thread and a 40,000-thread product several times faster
+// of C. The tight kernel makes both a 2-thread and a 40,000-thread product several times faster
 // than the dot kernel, so the cost of the threads themselves shows more: Figure 3's ratio is
-// measured with both. The matrices hold small integers, so every order of summation gives the
-// same C to the bit and one check serves both kernels.
+// measured with both.
 //   Figure 2: one thread per processor, 1..P processors (speed-up); the "Dynix" line of the
 //             paper is std::thread doing the same split.
 //   Figure 3: 200 x 200 on P processors as T grows from 1 to 40,000 (one thread per
@@ -26,89 +21,11 @@
 
 #include <presto/presto.hpp>
 
+#include "matmul_kernel.hpp"
 #include "suite.hpp"
 
 namespace presto::bench {
 namespace {
-
-class Matmul {
- public:
-  enum class Kernel { dot, tight };
-
-  explicit Matmul(std::size_t n, Kernel kernel = Kernel::dot)
-      : n_(n), kernel_(kernel), a_(n * n), b_(n * n), bt_(n * n), c_(n * n) {
-    for (std::size_t i = 0; i < n * n; ++i) {
-      a_[i] = static_cast<double>(i % 7);
-      bt_[i] = static_cast<double>(i % 5);
-    }
-    for (std::size_t i = 0; i < n; ++i) {
-      for (std::size_t j = 0; j < n; ++j) b_[j * n + i] = bt_[i * n + j];
-    }
-  }
-  std::size_t elements() const noexcept { return n_ * n_; }
-  // Computes elements [first, last) of C.
-  void compute(std::size_t first, std::size_t last) {
-    if (kernel_ == Kernel::tight) {
-      compute_tight(first, last);
-      return;
-    }
-    for (std::size_t e = first; e < last; ++e) {
-      const double* row = &a_[(e / n_) * n_];
-      const double* col = &bt_[(e % n_) * n_];
-      double sum = 0;
-      for (std::size_t k = 0; k < n_; ++k) sum += row[k] * col[k];
-      c_[e] = sum;
-    }
-  }
-  void compute_tight(std::size_t first, std::size_t last) {
-    for (std::size_t e = first; e < last;) {
-      const std::size_t i = e / n_;
-      const std::size_t j0 = e % n_;
-      const std::size_t j1 = std::min(n_, j0 + (last - e));
-      double* c = &c_[i * n_];
-      if (j1 - j0 == 1) {  // a lone element: a dot product, four sums in flight
-        const double* row = &a_[i * n_];
-        const double* col = &bt_[j0 * n_];
-        double s[4] = {0, 0, 0, 0};
-        std::size_t k = 0;
-        for (; k + 4 <= n_; k += 4) {
-          for (std::size_t q = 0; q < 4; ++q) s[q] += row[k + q] * col[k + q];
-        }
-        for (; k < n_; ++k) s[0] += row[k] * col[k];
-        c[j0] = (s[0] + s[1]) + (s[2] + s[3]);
-        ++e;
-        continue;
-      }
-      std::fill(c + j0, c + j1, 0.0);
-      for (std::size_t k = 0; k < n_; ++k) {
-        const double a = a_[i * n_ + k];
-        const double* b = &b_[k * n_];
-        for (std::size_t j = j0; j < j1; ++j) c[j] += a * b[j];
-      }
-      e += j1 - j0;
-    }
-  }
-  // Part t of T.
-  void part(std::size_t t, std::size_t parts) { compute(elements() * t / parts, elements() * (t + 1) / parts); }
-  // Clears C, runs `multiply`, and checks C against a sequential computation.
-  template <class F>
-  void checked(F&& multiply) {
-    std::fill(c_.begin(), c_.end(), -1.0);
-    multiply();
-    if (expected_.empty()) {
-      std::vector<double> got = c_;
-      compute(0, elements());
-      expected_ = c_;
-      c_ = got;
-    }
-    if (c_ != expected_) throw std::runtime_error("matmul: wrong product");
-  }
-
- private:
-  std::size_t n_;
-  Kernel kernel_;
-  std::vector<double> a_, b_, bt_, c_, expected_;
-};
 
 void presto_split(presto::Runtime& rt, Matmul& m, std::size_t parts) {
   rt.run([&] {
