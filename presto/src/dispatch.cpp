@@ -64,7 +64,7 @@ PRESTO_INLINE Thread* Dispatch::scheduler_next(RuntimeImpl& r, Processor& p) {
   if (LocalQueuePool::Queue* q = own_queue_of(p); q != nullptr) [[likely]] {
     if (q->pinned->size() == 0) [[likely]] {
       if (Thread* t = q->owner_pop_front(); t != nullptr) [[likely]] {
-        if (is_record(t)) [[unlikely]] return &materialize_taken(*as_record(t));
+        if (is_record(t)) [[unlikely]] return &take_to_run(p, *as_record(t));
         return t;
       }
     }
@@ -582,7 +582,7 @@ bool Dispatch::end_thread(Processor& p, Thread& t, const Thread* running_joiner)
 
   if (joiner != nullptr && joiner != running_joiner) joiner->wakeup(t);
   if (failed_main) r.request_stop(nullptr);
-  if (orphan) r.note_orphan_exception(t, orphan);
+  if (orphan) r.note_orphan_exception(t.describe(), orphan);
   if (unjoinable && !holds_locks) r.recycle(t);  // else kept until the runtime dies (see above)
   return false;
 }

@@ -109,9 +109,18 @@ class Dispatch {
   // Lazy forks (presto/detail/fork_record.hpp; their code is in fork_records.cpp).
   static ForkRecord* new_record(Runtime& rt) noexcept;
   static void launch_record(ForkRecord& rec);
-  static bool join_record(ForkRecord& rec);
+  // JoinHandle's join (token: join(token), which never runs the record here): see fork_record.hpp.
+  static bool join_record(ForkRecord& rec, const std::stop_token* token);
   // A record taken out of every queue by whoever will run it (or a drain): its thread, made now.
   static Thread& materialize_taken(ForkRecord& rec) noexcept;
+  // A record that p took out of a queue to run (its dispatch, its steal): a runner that will
+  // run it, made now, with its processor's next records after it (run_records); or, if p is not
+  // the calling processor (a drain), its thread. Inside p's gate.
+  static Thread& take_to_run(Processor& p, ForkRecord& rec) noexcept;
+  // A record a runner held, ended, whose handle is gone: freed (an exception in it is an orphan).
+  static void free_dropped(RuntimeImpl& r, ForkRecord& rec) noexcept;
+  // JoinHandle::thread() of a record that ended on a runner without a thread: a terminated one.
+  static Thread& ended_thread(ForkRecord& rec) noexcept;
   // A record still queued made a thread in its place (under the runtime's replace_mutex);
   // false if it is not in a queue just now (a thief moves it, or a processor makes it a
   // thread: try again).
@@ -160,7 +169,20 @@ class Dispatch {
   // spinlock is held (as end_thread).
   static bool end_inline(Thread& self, Thread& child) noexcept;
   static bool withdraw_record(Processor& p, ForkRecord& rec) noexcept;
+  // The join's own run of a record it withdrew from a queue of the pool in force (ran); else
+  // whether it is not in one just now (elsewhere) or may not run here (cannot).
+  enum class Here { ran, elsewhere, cannot };
+  static Here run_here(ForkRecord& rec);
   static void run_record(Processor& p, ForkRecord& rec, Thread* self, Thread& host);
+  // Runs rec as a call on host's stack, self (host, or a record it runs) current again after;
+  // p's gate entered on entry, left here.
+  static void call_record(Processor& p, ForkRecord& rec, Thread* self, Thread& host) noexcept;
+  // A runner's body, its next record (in p's gate), and a record's end there.
+  static void run_records(ForkRecord& first) noexcept;
+  static ForkRecord* next_to_run(Processor& p) noexcept;
+  static void end_on_runner(ForkRecord& rec) noexcept;
+  // The join of a record a runner holds: until it ends (token: or a stop is requested).
+  static void await_runner(ForkRecord& rec, const std::stop_token* token);
   static Thread& make_running_thread(Processor& p, ForkRecord& rec) noexcept;
   static LocalQueuePool* pool_in_force(const RuntimeImpl& r) noexcept;
   // q if it is a queue of the pool in force, else nullptr (q may belong to a replaced pool).

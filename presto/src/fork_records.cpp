@@ -10,6 +10,8 @@
 
 #include <presto/detail/cpu.hpp>
 #include <presto/local_queue_pool.hpp>
+#include <presto/stop_token.hpp>
+#include <presto/this_thread.hpp>
 
 #include "current.hpp"
 #include "dispatch.hpp"
@@ -42,6 +44,12 @@ Thread& block_for(RuntimeImpl& r, const ForkRecord& rec) noexcept {
   } catch (...) {
     no_block_for(r, rec);
   }
+}
+
+// How messages name a record: as its thread, or as Thread::describe() names an unnamed one.
+std::string describe(const ForkRecord& rec) {
+  const Thread* t = rec.thread.load(std::memory_order_acquire);
+  return t != nullptr ? t->describe() : "thread '<unnamed>' (id " + std::to_string(rec.id) + ")";
 }
 
 }  // namespace
@@ -182,14 +190,10 @@ void Dispatch::launch_record(ForkRecord& rec) {
   RuntimeImpl& r = impl_of(p);
   if (r.halting.load(std::memory_order_relaxed)) [[unlikely]] r.revived.store(true, std::memory_order_release);
   ProcessorState& ps = *p.state_;
-  if (ps.next_id == ps.id_limit) [[unlikely]] {
-    ps.next_id = r.id_source.fetch_add(ProcessorState::kIdBlock, std::memory_order_relaxed);
-    ps.id_limit = ps.next_id + ProcessorState::kIdBlock;
-  }
-  rec.id = ps.next_id++;
+  rec.id = r.take_id(ps);
   rec.runtime = &p.runtime();
   rec.thread.store(nullptr, std::memory_order_relaxed);
-  rec.state.store(ForkRecord::State::queued, std::memory_order_relaxed);
+  rec.state.store(ForkRecord::kQueued, std::memory_order_relaxed);
   enter(p);
   LocalQueuePool::Queue* q = own_queue_of(p);
   if (q == nullptr || !r.records_allowed.load(std::memory_order_relaxed)) [[unlikely]] {
@@ -221,27 +225,55 @@ Thread& Dispatch::materialize_taken(ForkRecord& rec) noexcept {
   return t;
 }
 
-bool Dispatch::join_record(ForkRecord& rec) {
-  if (rec.thread.load(std::memory_order_acquire) != nullptr) return false;
-  Processor* const p = current_processor();  // read once: nothing here switches before the call
-  if (p == nullptr || &p->runtime() != rec.runtime) return false;
-  if (rec.state.load(std::memory_order_relaxed) == ForkRecord::State::inline_run) [[unlikely]] {
-    // Joined from inside its own body (or a body it runs): as the thread it is.
-    p->current_thread();
-    rec.thread.load(std::memory_order_acquire)->await_termination();  // throws: it cannot end first
-    throw UsageError("thread " + std::to_string(rec.id) + " was joined while its joiner runs it");
+bool Dispatch::join_record(ForkRecord& rec, const std::stop_token* token) {
+  Backoff backoff;
+  for (;;) {
+    const std::uint32_t how = rec.state.load(std::memory_order_acquire) & ForkRecord::kHow;
+    if (how == ForkRecord::kOnRunner) {
+      await_runner(rec, token);
+      return true;
+    }
+    if (rec.thread.load(std::memory_order_acquire) != nullptr) return false;
+    if (how == ForkRecord::kInlineRun) [[unlikely]] {
+      // Joined from inside its own body (or a body it runs): as the thread it is.
+      if (Processor* p = current_processor()) p->current_thread();
+      rec.thread.load(std::memory_order_acquire)->await_termination();  // throws: it cannot end first
+      throw UsageError("thread " + std::to_string(rec.id) + " was joined while its joiner runs it");
+    }
+    if (token == nullptr) {
+      const Here here = run_here(rec);
+      if (here == Here::ran) return true;
+      if (here == Here::elsewhere) {
+        // Not in a queue just now: a thief carries it to its own queue, or a processor has
+        // taken it to run (a runner will hold it) or a drain to make it a thread. Soon seen.
+        backoff.pause();
+        continue;
+      }
+    }
+    // Not to be run here (a cancellable join, an OS thread's, no room on the stack): its
+    // thread, made in its queue now, is joined instead (or, on its way, it is seen again).
+    if (!materialize_queued(rec)) backoff.pause();
   }
+}
+
+Dispatch::Here Dispatch::run_here(ForkRecord& rec) {
+  Processor* const p = current_processor();  // read once: nothing here switches before the call
+  if (p == nullptr || &p->runtime() != rec.runtime) return Here::cannot;
   RuntimeImpl& r = impl_of(*p);
   Thread* const self = p->current_;
   Thread& host = is_record(self) ? *as_record(self)->host : *self;
-  if (!r.inline_joins || !has_inline_room(r, host)) return false;
+  if (!r.inline_joins || !has_inline_room(r, host) || own_queue_of(*p) == nullptr) return Here::cannot;
   enter(*p);
-  if (must_leave(*p) || !withdraw_record(*p, rec)) {
+  if (must_leave(*p)) {
     leave(*p);
-    return false;
+    return Here::cannot;
+  }
+  if (!withdraw_record(*p, rec)) {
+    leave(*p);
+    return Here::elsewhere;
   }
   run_record(*p, rec, self, host);
-  return true;
+  return Here::ran;
 }
 
 bool Dispatch::withdraw_record(Processor& p, ForkRecord& rec) noexcept {
@@ -256,15 +288,20 @@ bool Dispatch::withdraw_record(Processor& p, ForkRecord& rec) noexcept {
 }
 
 void Dispatch::run_record(Processor& p, ForkRecord& rec, Thread* self, Thread& host) {
-  // In p's gate: rec is ours alone. It runs as a call under its own identity, the tagged
-  // record in p.current_, until something asks for its thread (make_running_thread).
-  rec.state.store(ForkRecord::State::inline_run, std::memory_order_relaxed);
+  // In p's gate: rec is ours alone.
+  rec.state.store(ForkRecord::kInlineRun, std::memory_order_relaxed);
+  std::atomic<std::uint64_t>& count = p.state_->inline_joins;
+  count.store(count.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // p only
+  call_record(p, rec, self, host);
+}
+
+void Dispatch::call_record(Processor& p, ForkRecord& rec, Thread* self, Thread& host) noexcept {
+  // In p's gate. rec runs as a call under its own identity, the tagged record in p.current_,
+  // until something asks for its thread (make_running_thread).
   rec.saved = self;
   rec.host = &host;
   p.current_ = tagged(rec);
   p.dispatches_.store(p.dispatches_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // p only
-  std::atomic<std::uint64_t>& count = p.state_->inline_joins;
-  count.store(count.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // p only
   leave(p);
 
   try {
@@ -287,6 +324,139 @@ void Dispatch::run_record(Processor& p, ForkRecord& rec, Thread* self, Thread& h
   t->destroy_locals();
   Thread& joiner = is_record(self) ? *as_record(self)->thread.load(std::memory_order_relaxed) : *self;
   if (end_inline(joiner, *t)) t->spin_unlock();
+}
+
+// --- runners (docs/design/lazy-forks.md, step 3) ----------------------------------------
+
+Thread& Dispatch::take_to_run(Processor& p, ForkRecord& rec) noexcept {
+  // A runner only for p's own dispatch (a drain from elsewhere gets a thread).
+  RuntimeImpl& r = impl_of(rec);
+  if (current_processor() != &p) return materialize_taken(rec);
+  // A runner is not a fork: its block is left out of threads_created and threads_recycled,
+  // which with threadless_forks count every fork once (RuntimeStats).
+  ProcessorState& ps = *p.state_;
+  std::atomic<std::uint64_t>& recycled = ps.recycled;  // written by p only
+  const std::uint64_t recycled_before = recycled.load(std::memory_order_relaxed);
+  Thread& runner = block_for(r, rec);
+  if (const std::uint64_t now = recycled.load(std::memory_order_relaxed); now != recycled_before) {
+    recycled.store(now - 1, std::memory_order_relaxed);
+  } else {
+    r.threads_created.fetch_sub(1, std::memory_order_relaxed);
+  }
+  runner.runtime_ = &r.rt;
+  runner.id_ = r.take_id(ps);
+  try {
+    ps.runners.add(runner);
+  } catch (...) {
+    no_block_for(r, rec);
+  }
+  // Nor is its dispatch one of a thread's (RuntimeStats::dispatches): its records' are counted.
+  p.dispatches_.store(p.dispatches_.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);  // p only
+  runner.end_.store(Thread::kDetached, std::memory_order_relaxed);  // nobody joins it: freed at its end
+  runner.task_.emplace([&rec] { run_records(rec); });
+  rec.state.store(ForkRecord::kOnRunner, std::memory_order_release);
+  runner.set_state(ThreadState::ready);
+  return runner;
+}
+
+void Dispatch::run_records(ForkRecord& first) noexcept {
+  // The runner's body: each record as a call (call_record), then the next one from the front of
+  // its processor's own queue, for as long as the front holds a record.
+  ForkRecord* rec = &first;
+  do {
+    Processor& p = *current_processor();  // the runner may have moved: a body that blocked
+    Thread& runner = *p.current_;
+    enter(p);
+    call_record(p, *rec, &runner, runner);
+    end_on_runner(*rec);
+    Processor& q = *current_processor();
+    enter(q);
+    rec = next_to_run(q);
+    leave(q);
+  } while (rec != nullptr);
+}
+
+ForkRecord* Dispatch::next_to_run(Processor& p) noexcept {
+  // In p's gate.
+  if (must_leave(p) || impl_of(p).records_frozen.load(std::memory_order_relaxed)) [[unlikely]] return nullptr;
+  LocalQueuePool::Queue* q = own_queue_of(p);
+  if (q == nullptr || q->pinned->size() != 0) [[unlikely]] return nullptr;
+  ForkRecord* rec = q->owner_pop_record();
+  if (rec != nullptr) rec->state.store(ForkRecord::kOnRunner, std::memory_order_release);
+  return rec;
+}
+
+void Dispatch::end_on_runner(ForkRecord& rec) noexcept {
+  // Publishes the end. Unless the handle is gone (then the record is ours to free) or its joiner
+  // waits (then `waiter`, written before kJoinerWaits, is read before kEnded lets the joiner go
+  // on), the compare-exchange is the last access to rec.
+  RuntimeImpl& r = impl_of(rec);
+  std::uint32_t s = rec.state.load(std::memory_order_acquire);
+  Thread* waiter = nullptr;
+  do {
+    waiter = (s & ForkRecord::kJoinerWaits) != 0 ? rec.waiter.load(std::memory_order_relaxed) : nullptr;
+  } while (!rec.state.compare_exchange_weak(s, s | ForkRecord::kEnded, std::memory_order_acq_rel, std::memory_order_acquire));
+  if ((s & ForkRecord::kDropped) != 0) {
+    free_dropped(r, rec);
+    return;
+  }
+  if (waiter == nullptr) return;
+  SynchroObject& ends = r.fork_ends;
+  ends.spin_lock();
+  const bool waits = ends.recall(*waiter);  // not if a cancelled join left kJoinerWaits behind
+  ends.spin_unlock();
+  if (waits) waiter->wakeup(ends);
+}
+
+void Dispatch::await_runner(ForkRecord& rec, const std::stop_token* token) {
+  if ((rec.state.load(std::memory_order_acquire) & ForkRecord::kEnded) != 0) [[likely]] return;
+  RuntimeImpl& r = impl_of(rec);
+  Thread& me = current_thread();  // read once, before the sleep (a record running here becomes a thread)
+  if (rec.thread.load(std::memory_order_acquire) == &me) {
+    throw UsageError(me.describe() + " joined itself");
+  }
+  // A join may wait without sleeping: wake the waiter we signalled now, as a sleep would.
+  if (me.deferred_wake_ != nullptr) [[unlikely]] me.wake_deferred();
+  SynchroObject& ends = r.fork_ends;
+  std::optional<CancellableWait> cancellable;
+  if (token != nullptr) cancellable.emplace(ends, *token);
+  for (;;) {
+    ends.spin_lock();
+    rec.waiter.store(&me, std::memory_order_relaxed);  // published by the fetch_or
+    if ((rec.state.fetch_or(ForkRecord::kJoinerWaits, std::memory_order_acq_rel) & ForkRecord::kEnded) != 0) {
+      ends.spin_unlock();
+      return;
+    }
+    // A body that blocked, left blocked when its run ended, never ends.
+    if (Thread* t = rec.thread.load(std::memory_order_acquire); t != nullptr && t->state() == ThreadState::abandoned) {
+      ends.spin_unlock();
+      throw UsageError(me.describe() + " cannot join " + t->describe() + ": it was abandoned when its run ended");
+    }
+    if (!cancellable) {
+      ends.block();
+    } else if (cancellable->block() == WaitStatus::cancelled) {
+      throw Cancelled(describe(rec), me.describe(), "join");  // as a thread's join names it
+    }
+  }
+}
+
+void Dispatch::free_dropped(RuntimeImpl& r, ForkRecord& rec) noexcept {
+  // Its handle is gone and it has ended: nobody else touches it.
+  if (rec.exception) r.note_orphan_exception(describe(rec), std::exchange(rec.exception, nullptr));
+  free_record(rec);
+}
+
+Thread& Dispatch::ended_thread(ForkRecord& rec) noexcept {
+  // A record that ended on a runner without a thread of its own, asked for its thread
+  // (JoinHandle::thread()): a terminated one, made now; its result stays in the record.
+  RuntimeImpl& r = impl_of(rec);
+  Thread& t = block_for(r, rec);
+  t.runtime_ = &r.rt;
+  t.id_ = rec.id;
+  t.set_state(ThreadState::terminated);
+  t.end_.store(Thread::kEnded, std::memory_order_relaxed);
+  rec.thread.store(&t, std::memory_order_release);
+  return t;
 }
 
 Thread* Dispatch::materialize_current(Processor& p) noexcept {
@@ -343,13 +513,46 @@ void launch_record(ForkRecord& r) { Dispatch::launch_record(r); }
 
 void drop_record(ForkRecord& r) noexcept { RuntimeImpl::of(current_processor()->runtime()).give_back(r); }
 
-bool join_record(ForkRecord& r) { return Dispatch::join_record(r); }
+bool join_record(ForkRecord& r) { return Dispatch::join_record(r, nullptr); }
+
+bool join_record(ForkRecord& r, const std::stop_token& token) { return Dispatch::join_record(r, &token); }
+
+void release_record(ForkRecord& rec) {
+  Backoff backoff;
+  for (;;) {
+    const std::uint32_t how = rec.state.load(std::memory_order_acquire) & ForkRecord::kHow;
+    if (how == ForkRecord::kOnRunner) {
+      // The runner frees it at its end, or, if that came first, we do.
+      if ((rec.state.fetch_or(ForkRecord::kDropped, std::memory_order_acq_rel) & ForkRecord::kEnded) != 0) {
+        Dispatch::free_dropped(impl_of(rec), rec);
+      }
+      return;
+    }
+    if (how == ForkRecord::kInlineRun) {
+      throw UsageError("the handle of thread " + std::to_string(rec.id) + " was detached or dropped inside its own join");
+    }
+    if (rec.thread.load(std::memory_order_acquire) != nullptr) break;
+    if (!Dispatch::materialize_queued(rec)) backoff.pause();  // on its way, or being taken to run
+  }
+  release_handle(take_thread(rec));  // a thread that runs on unjoined
+}
 
 Thread& record_thread(ForkRecord& rec) {
   Backoff backoff;
   for (;;) {
+    const std::uint32_t state = rec.state.load(std::memory_order_acquire);
     if (Thread* t = rec.thread.load(std::memory_order_acquire)) return *t;
-    if (rec.state.load(std::memory_order_relaxed) == ForkRecord::State::inline_run) {
+    if ((state & ForkRecord::kHow) == ForkRecord::kOnRunner) {
+      if ((state & ForkRecord::kEnded) != 0) return Dispatch::ended_thread(rec);
+      // A runner runs it as a call: it has a thread once it asks for one, or ends.
+      if (current_processor() != nullptr) {
+        this_thread::yield();
+      } else {
+        backoff.pause();
+      }
+      continue;
+    }
+    if (state == ForkRecord::kInlineRun) {
       // Run by its joiner: by the rule of one thread at a time per handle, from inside its
       // own body (or one it runs), where asking for the running thread makes it one.
       if (Processor* p = current_processor()) p->current_thread();
@@ -363,10 +566,9 @@ Thread& record_thread(ForkRecord& rec) {
 }
 
 Thread& take_thread(ForkRecord& rec) {
-  if (rec.state.load(std::memory_order_relaxed) == ForkRecord::State::inline_run) {
-    throw UsageError("the handle of thread " + std::to_string(rec.id) + " was detached or dropped inside its own join");
-  }
-  Thread& t = record_thread(rec);
+  // Only once it has a thread: join_record said so, or release_record saw it (a record a runner
+  // holds stays the runner's until it ends).
+  Thread& t = *rec.thread.load(std::memory_order_acquire);
   impl_of(rec).give_back(rec);
   return t;
 }

@@ -126,7 +126,7 @@ Thread* LocalQueuePool::get(Processor& p) {
   Thread* t = pinned_.get(p);
   if (t == nullptr) t = owner ? queues_[home].owner_pop_front() : queues_[home].pop_front();
   if (t == nullptr) [[unlikely]] t = steal(home, owner);
-  if (detail::is_record(t)) [[unlikely]] t = &detail::Dispatch::materialize_taken(*detail::as_record(t));
+  if (detail::is_record(t)) [[unlikely]] t = &detail::Dispatch::take_to_run(p, *detail::as_record(t));
   if (placement_ == Placement::shortest) {
     const bool busy = t != nullptr;
     if (queues_[home].busy.load(std::memory_order_relaxed) != busy) queues_[home].busy.store(busy, std::memory_order_relaxed);

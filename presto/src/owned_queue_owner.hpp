@@ -149,6 +149,16 @@ namespace presto::detail {
   return t;
 }
 
+[[gnu::always_inline]] inline ForkRecord* OwnedQueue::owner_pop_record() noexcept {
+  if (size() == 0) return nullptr;  // look before holding
+  owner_acquire();
+  Thread* first = front();
+  ForkRecord* r = is_record(first) ? as_record(take_front()) : nullptr;
+  publish_size();
+  owner_release();
+  return r;
+}
+
 [[gnu::always_inline]] inline bool OwnedQueue::owner_withdraw(Thread& t) noexcept {
   if (size() == 0) return false;
   owner_acquire();

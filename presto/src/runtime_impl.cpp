@@ -306,11 +306,7 @@ void RuntimeImpl::launch(Thread& t) {
   if (p != nullptr && &p->runtime() != &rt) p = nullptr;
   if (p != nullptr) {
     ProcessorState& ps = *p->state_;
-    if (ps.next_id == ps.id_limit) {
-      ps.next_id = id_source.fetch_add(ProcessorState::kIdBlock, std::memory_order_relaxed);
-      ps.id_limit = ps.next_id + ProcessorState::kIdBlock;
-    }
-    t.id_ = ps.next_id++;
+    t.id_ = take_id(ps);
     ps.registry.add(t);
   } else {
     t.id_ = id_source.fetch_add(1, std::memory_order_relaxed);
@@ -363,7 +359,7 @@ void RuntimeImpl::release_handle(Thread& t) noexcept {
   std::exception_ptr orphan = finished && t.state() == ThreadState::terminated ? t.exception_ : nullptr;
   t.spin_unlock();
   if (!finished || kept) return;  // an unfinished thread recycles itself when it finishes
-  if (orphan) note_orphan_exception(t, orphan);
+  if (orphan) note_orphan_exception(t.describe(), orphan);
   recycle(t);
 }
 
@@ -373,8 +369,8 @@ void RuntimeImpl::release_joined(Thread& t) noexcept {
   if (t.registry_ != &retained) recycle(t);  // else kept until the runtime dies
 }
 
-void RuntimeImpl::note_orphan_exception(Thread& t, std::exception_ptr e) noexcept {
-  logger->error("{} ended with an exception nobody joined: {}", t.describe(), exception_text(e));
+void RuntimeImpl::note_orphan_exception(const std::string& who, std::exception_ptr e) noexcept {
+  logger->error("{} ended with an exception nobody joined: {}", who, exception_text(e));
   if (running.load(std::memory_order_acquire)) request_stop(std::move(e));
 }
 
@@ -727,6 +723,8 @@ void RuntimeImpl::abandon_survivors() {
   processors.for_each([&](Processor& p) { p.state_->registry.for_each(collect); });
   external_registry.for_each(collect);
   if (survivors.empty()) return;
+  const std::size_t programs = survivors.size();  // and after them, unnamed, the runners hosting them
+  processors.for_each([&](Processor& p) { p.state_->runners.for_each(collect); });
 
   ThreadPool& pool = scheduler.load(std::memory_order_acquire)->pool();
   processors.for_each([&](Processor& p) {
@@ -742,10 +740,10 @@ void RuntimeImpl::abandon_survivors() {
   }
   std::ostringstream names;
   constexpr std::size_t kNamed = 20;  // enough to see what happened; the count says the rest
-  for (std::size_t i = 0; i < survivors.size() && i < kNamed; ++i) {
+  for (std::size_t i = 0; i < programs && i < kNamed; ++i) {
     names << "\n  " << survivors[i]->describe() << " (" << to_string(survivors[i]->state()) << ")";
   }
-  if (survivors.size() > kNamed) names << "\n  ... and " << survivors.size() - kNamed << " more";
+  if (programs > kNamed) names << "\n  ... and " << programs - kNamed << " more";
   for (Thread* t : survivors) {
     t->registry_->remove(*t, false);
     Dispatch::discard_stack(*t, stacks);
@@ -763,7 +761,7 @@ void RuntimeImpl::abandon_survivors() {
     if (free_it) delete t;
   }
   logger->warn("run of '{}' ended with {} still alive, abandoned:{}", name,
-               survivors.size() == 1 ? std::string("1 thread") : std::to_string(survivors.size()) + " threads",
+               programs == 1 ? std::string("1 thread") : std::to_string(programs) + " threads",
                names.str());
 }
 

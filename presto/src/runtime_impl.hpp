@@ -56,6 +56,10 @@ struct ProcessorState {
   // over the processors and RuntimeImpl::external_records is the count); and free records.
   std::atomic<std::int64_t> records{0};  // written by this processor only
   std::atomic<std::uint64_t> threadless{0};  // RuntimeStats::threadless_forks; written by this processor only
+  // Runners made here (Dispatch::run_records): threads of the runtime's own, not the program's,
+  // so kept out of `registry`: walks, deadlock reports and live_threads leave them out; a run's
+  // end abandons them with the survivors.
+  Registry runners;
   ForkRecord* free_records = nullptr;
 };
 
@@ -96,6 +100,13 @@ class SleepObject final : public SynchroObject {
   std::string_view kind() const noexcept override { return "timer"; }
 };
 
+// Where the joiner of a fork that a runner holds sleeps until the fork ends (fork_records.cpp).
+class ForkEndObject final : public SynchroObject {
+ public:
+  ForkEndObject() : SynchroObject("the end of a fork a runner runs") {}
+  std::string_view kind() const noexcept override { return "fork end"; }
+};
+
 class RuntimeImpl {
  public:
   RuntimeImpl(Runtime& rt, RuntimeConfig config);
@@ -122,6 +133,14 @@ class RuntimeImpl {
 
   // --- threads ------------------------------------------------------------------------
   Thread& make_thread(ThreadAttributes* attributes);  // nullptr: defaults
+  // A new thread id, from ps's block of them (ps's processor only).
+  std::uint64_t take_id(ProcessorState& ps) noexcept {
+    if (ps.next_id == ps.id_limit) [[unlikely]] {
+      ps.next_id = id_source.fetch_add(ProcessorState::kIdBlock, std::memory_order_relaxed);
+      ps.id_limit = ps.next_id + ProcessorState::kIdBlock;
+    }
+    return ps.next_id++;
+  }
   void launch(Thread& t);  // binds t to this runtime, gives it an id, makes it ready
   void recycle(Thread& t) noexcept;  // a forked control block nobody references any more
   // Lazy forks (fork_records.cpp; Dispatch has the rest). A free record for a fork on p
@@ -159,7 +178,7 @@ class RuntimeImpl {
   // idle processor check again whether the system has halted. Never lost: a processor about
   // to park sees `recheck` if no parked processor was there to wake.
   void poke() noexcept;
-  void note_orphan_exception(Thread& t, std::exception_ptr e) noexcept;
+  void note_orphan_exception(const std::string& who, std::exception_ptr e) noexcept;  // who: t.describe()
   // t finished holding locks: they stay held by it, so its control block is never reused
   // (a new thread would inherit them), and the run ends with a UsageError.
   void finished_holding_locks(Thread& t) noexcept;
@@ -219,6 +238,7 @@ class RuntimeImpl {
   std::optional<ThreadCache> free_lists;  // made once the number of processors is known
   TimerService timers{[this] { poke(); }};
   SleepObject sleep_object;
+  ForkEndObject fork_ends;
 
   // idling and halting
   std::atomic<std::size_t> idle{0};       // processors in their idle loop

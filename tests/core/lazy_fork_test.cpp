@@ -9,8 +9,10 @@
 // dropped handles (the orphan rule) and cancellable joins of children not yet run;
 // live_threads, ready_threads, inline_joins, walks and FIFO order with children queued; the end
 // of a run (normal or by main's exception) and replaced schedulers and pools and set_processors
-// with children queued; the stack a child is promised; Figure 3's pattern. Every case also
-// passes with lazy_forks off (where it does nothing): that is the point.
+// with children queued; the stack a child is promised; Figure 3's pattern; children run by
+// runners (joined after their end, while they sleep, cancelled, dropped, their thread-locals,
+// none made a thread on 2 processors). Every case before the runners' also passes with
+// lazy_forks off (where it does nothing): that is the point.
 
 #include <algorithm>
 #include <atomic>
@@ -500,5 +502,160 @@ TEST_CASE("Figure 3's pattern: fork many small children, join them in order", "[
   std::uint64_t expected = 0;
   for (std::uint64_t i = 0; i < n; ++i) expected += value(i);
   CHECK(sum == expected);
+  presto::test::check_no_leaks(rt);
+}
+
+// Runners: a child the processor takes out of its queue to run (main yields or sleeps, or the
+// other processor steals it) runs as a call on a runner, a thread of the runtime's, which goes
+// on with the next child at the front of the queue. Made a thread only if it asks.
+TEST_CASE("a child a runner runs: joined after its end, while it sleeps, and cancelled", "[core][lazy]") {
+  Runtime rt{lazy_config(1)};
+  struct Seen {
+    std::uint64_t threadless = 0;
+    int ended = 0, slept = 0, after_cancel = 0, cancelled = 0;
+    ThreadState sleeping = ThreadState::created;
+    bool own_id = false, joinable_after = false;
+    std::size_t live_while_asleep = 0;
+    std::vector<int> locals;
+  } seen;
+  rt.run([&] {
+    // Ended before the join: main yields, the processor runs the child to its end on a runner.
+    const std::uint64_t before = rt.stats().threadless_forks;
+    auto a = fork([] { return 1; });
+    this_thread::yield();
+    seen.threadless = rt.stats().threadless_forks - before;
+    seen.ended = a.join();
+
+    // Joined while it sleeps: the child blocks (it becomes a thread, on the runner's stack); main
+    // sleeps in its join until a later sibling, run by the next runner, releases it.
+    Semaphore go{0, "go"};
+    auto b = fork([&go] {
+      go.acquire();
+      return 2;
+    });
+    this_thread::yield();
+    seen.sleeping = b.thread().state();
+    seen.own_id = b.thread().id() == b.id();
+    seen.live_while_asleep = rt.stats().live_threads;  // main and b: the runner is not counted
+    auto c = fork([&go] { go.release(); });
+    seen.slept = b.join();
+    c.join();
+
+    // A cancellable join of a child a runner holds: cancelled before it waits and while it waits.
+    Semaphore later{0, "later"};
+    auto d = fork([&later] {
+      later.acquire();
+      return 4;
+    });
+    this_thread::yield();
+    StopSource stopped;
+    stopped.request_stop();
+    try {
+      seen.after_cancel = d.join(stopped.get_token());
+    } catch (const Cancelled&) {
+      ++seen.cancelled;
+    }
+    StopSource stopping;
+    auto e = fork([&stopping] { stopping.request_stop(); });
+    try {
+      seen.after_cancel = d.join(stopping.get_token());
+    } catch (const Cancelled&) {
+      ++seen.cancelled;
+    }
+    seen.joinable_after = d.joinable();
+    later.release();
+    seen.after_cancel = d.join();
+    e.join();
+
+    // Children run one after another on one runner each see their own thread-locals.
+    ThreadLocal<int> local{0};
+    std::vector<JoinHandle<int>> hs;
+    for (int i = 1; i <= 5; ++i) {
+      hs.push_back(fork([&local, i] {
+        const int was = local.get();
+        local.get() = i;
+        return was;
+      }));
+    }
+    this_thread::yield();
+    for (auto& h : hs) seen.locals.push_back(h.join());
+  });
+  CHECK(seen.threadless == 1);
+  CHECK(seen.ended == 1);
+  CHECK(seen.sleeping == ThreadState::blocked);
+  CHECK(seen.own_id);
+  CHECK(seen.live_while_asleep == 2);
+  CHECK(seen.slept == 2);
+  CHECK(seen.cancelled == 2);
+  CHECK(seen.joinable_after);
+  CHECK(seen.after_cancel == 4);
+  CHECK(seen.locals == std::vector<int>(5, 0));
+  presto::test::check_no_leaks(rt);
+}
+
+TEST_CASE("a dropped child a runner holds is freed at its end, and its exception ends the run", "[core][lazy]") {
+  const bool ended_first = GENERATE(true, false);
+  INFO(lazy(1) << (ended_first ? ", dropped after its end" : ", dropped while it sleeps"));
+  {
+    Runtime rt{lazy_config(1)};
+    std::atomic<int> ran{0};
+    rt.run([&] {
+      Semaphore go{0, "go"};
+      {
+        auto h = fork([&] {
+          if (!ended_first) go.acquire();
+          ran.fetch_add(1);
+          return std::string("a result nobody takes");
+        });
+        this_thread::yield();  // on a runner: ended, or asleep
+      }
+      go.release();
+      this_thread::yield();
+    });
+    CHECK(ran.load() == 1);
+    presto::test::check_no_leaks(rt);
+  }
+  Runtime rt{lazy_config(1)};
+  Semaphore never{0, "never"};
+  CHECK_THROWS_WITH(rt.run([&] {
+                      Semaphore go{0, "go"};
+                      auto h = fork([&] {
+                        if (!ended_first) go.acquire();
+                        throw std::runtime_error("runner orphan");
+                      });
+                      this_thread::yield();
+                      h.detach();
+                      go.release();
+                      never.acquire();  // the run must not wait for this
+                    }),
+                    "runner orphan");
+  presto::test::check_no_leaks(rt);
+}
+
+TEST_CASE("on 2 processors no child of Figure 3's pattern becomes a thread", "[core][lazy]") {
+  // The other processor steals children and runs them on runners; main runs the rest inline.
+  const std::uint64_t n = presto::test::scaled(20'000);
+  Runtime rt{lazy_config(2)};
+  INFO(lazy(2));
+  struct Seen {
+    std::uint64_t sum = 0, threadless = 0, blocks = 0;
+  };
+  const Seen seen = rt.run([&] {
+    const RuntimeStats before = rt.stats();
+    std::vector<JoinHandle<std::uint64_t>> hs;
+    hs.reserve(n);
+    for (std::uint64_t i = 0; i < n; ++i) hs.push_back(fork([i] { return i % 13; }));
+    Seen s;
+    for (auto& h : hs) s.sum += h.join();
+    const RuntimeStats after = rt.stats();
+    s.threadless = after.threadless_forks - before.threadless_forks;
+    s.blocks = (after.threads_created + after.threads_recycled) - (before.threads_created + before.threads_recycled);
+    return s;
+  });
+  std::uint64_t expected = 0;
+  for (std::uint64_t i = 0; i < n; ++i) expected += i % 13;
+  CHECK(seen.sum == expected);
+  CHECK(seen.threadless == n);
+  CHECK(seen.blocks == 0);
   presto::test::check_no_leaks(rt);
 }

@@ -73,9 +73,12 @@ TEST_CASE("slots emptied on other processors are reused; live_threads stays exac
       for (std::size_t i = 0; i < n; ++i) handles.push_back(fork([&] { gate.arrive_and_wait(); }));
       // The walk first: it makes every queued lazy fork a thread, after which none is being
       // made one while live_threads is read (a snapshot, off by any being made one just then).
+      // A lazy fork that another processor's runner runs as a call, and that has not yet asked
+      // for its thread (the gate makes it ask at once), is not listed: one a processor at most.
       std::size_t visited = 0;
       rt.for_each_thread([&](const Thread&) { ++visited; });
-      CHECK(visited == n + 1);
+      CHECK(visited <= n + 1);
+      CHECK(visited + (cfg.processors - 1) >= n + 1);
       CHECK(rt.stats().live_threads == n + 1);
       gate.arrive_and_wait();
       for (auto& h : handles) h.join();

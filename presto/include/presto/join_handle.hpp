@@ -67,7 +67,10 @@ class [[nodiscard]] JoinHandle {
   // As join(), but throws Cancelled if a stop is requested on `token` before the thread has
   // finished (presto/stop_token.hpp); the handle then stays joinable.
   R join(const std::stop_token& token) {
-    if (record_ != nullptr) thread_ = &detail::take_thread(*std::exchange(record_, nullptr));
+    if (record_ != nullptr) {
+      if (detail::join_record(*record_, token)) return take_record_result();
+      thread_ = &detail::take_thread(*std::exchange(record_, nullptr));
+    }
     if (thread_ == nullptr) detail::throw_empty_handle(id_, name_, "join");
     thread_->await_termination(token);
     return take_result();
@@ -75,7 +78,10 @@ class [[nodiscard]] JoinHandle {
 
   // Lets the thread run on unjoined. UsageError if the handle is empty.
   void detach() {
-    if (record_ != nullptr) thread_ = &detail::take_thread(*std::exchange(record_, nullptr));
+    if (record_ != nullptr) {
+      detail::release_record(*std::exchange(record_, nullptr));
+      return;
+    }
     if (thread_ == nullptr) detail::throw_empty_handle(id_, name_, "detach");
     remember_name(*thread_);
     reset();
@@ -96,18 +102,23 @@ class [[nodiscard]] JoinHandle {
   explicit JoinHandle(detail::ForkRecord& r) noexcept : record_(&r), id_(r.id) {}
 
   void reset() noexcept {
-    if (record_ != nullptr) thread_ = &detail::take_thread(*std::exchange(record_, nullptr));
+    if (record_ != nullptr) detail::release_record(*std::exchange(record_, nullptr));
     if (thread_ != nullptr) detail::release_handle(*std::exchange(thread_, nullptr));
   }
 
-  // join() of a record: run here if it is still queued, else through its thread.
+  // join() of a record: run here if it is still queued, waited for if a runner holds it, else
+  // through its thread.
   R join_record() {
-    detail::ForkRecord& r = *record_;
-    if (!detail::join_record(r)) {
+    if (!detail::join_record(*record_)) {
       thread_ = &detail::take_thread(*std::exchange(record_, nullptr));
       return join();
     }
-    record_ = nullptr;
+    return take_record_result();
+  }
+
+  // After the record ended: empties the handle and hands over the result.
+  R take_record_result() {
+    detail::ForkRecord& r = *std::exchange(record_, nullptr);
     name_[0] = '\0';  // a record has no name (a fork with attributes makes a thread)
     struct Free {
       detail::ForkRecord& r;

@@ -102,13 +102,15 @@ struct RuntimeConfig {
   // built-in components (a plain Scheduler over a waker-placement LocalQueuePool, the plain
   // Thread prototype) and with preemption off, queues a small record of its task instead of
   // a control block. The record becomes a Thread (a control block, an entry in the registry)
-  // only when something needs one: a processor that runs it, Thread::current() or anything
-  // else that asks for the running thread inside it, JoinHandle::thread(), detach() or a
-  // cancellable join, a walk of the threads, a replacement of the scheduler or pool. A join
-  // that finds it still queued (with inline_joins) runs its body as a call, and if the body
-  // never asks who it is, no Thread is ever made. Nothing observable changes: the record has
-  // its id from the fork and is counted in live_threads; made into a thread it is the thread
-  // the body would have been. See docs/design/lazy-forks.md.
+  // only when something needs one: Thread::current() or anything else that asks for the
+  // running thread inside it, JoinHandle::thread(), detach() or a cancellable join while it is
+  // queued, a walk of the threads, a replacement of the scheduler or pool. A join that finds
+  // it still queued (with inline_joins) runs its body as a call; a processor that takes it
+  // out of a queue to run it (its own, or stealing) hands it to a *runner*, a thread of the
+  // runtime's own that runs such records one after another as calls. If the body never asks
+  // who it is, no Thread is ever made for it. Nothing observable changes: the record has its
+  // id from the fork and is counted in live_threads (runners are not); made into a thread it
+  // is the thread the body would have been. See docs/design/lazy-forks.md.
   bool lazy_forks = true;
   // Control blocks of finished threads kept per processor for reuse by the next fork (0:
   // none). Reuse saves an allocation and, for bursts of thousands of threads, the page faults

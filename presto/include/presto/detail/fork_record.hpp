@@ -10,12 +10,20 @@
 //     the body asks for its thread (Processor::current_thread: a lock, a condition, a
 //     thread-local, Thread::current(), a yield...) is a Thread made for it then, in the state
 //     an inline join's child has (Dispatch::run_inline);
-//   - anything else that takes it out of a queue (a processor's dispatch, a thief, a drain of
-//     the pool), or needs it as a thread while it waits there (JoinHandle::thread(), detach(),
-//     a cancellable join, a walk of the threads, the end of a run), makes a Thread of it first:
-//     a control block with the record's id, registered, its body moved in. The record then
-//     forwards to that thread (`thread`), and the handle goes on with the thread.
-// The record belongs to its JoinHandle: the handle frees it, once it is done with it.
+//   - a processor that takes it out of a queue to run it (its dispatch, or a thief) hands it to
+//     a *runner* (Dispatch::run_records): a plain thread, not the record's, that runs records
+//     from the front of its processor's queue one after another, each as a call under the
+//     record's identity as above, and ends when the front holds no record. A body that asks for
+//     its thread gets one, on the runner's stack, the runner waiting on it as a joiner does.
+//     The record's end is published in `state` (kEnded), its result or exception in the record,
+//     and its joiner sleeps on the runtime's fork-end object until then (kJoinerWaits);
+//   - anything else that takes it out of a queue (a drain of the pool), or needs it as a thread
+//     while it waits there (JoinHandle::thread(), detach(), a cancellable join, a walk of the
+//     threads, the end of a run), makes a Thread of it first: a control block with the record's
+//     id, registered, its body moved in. The record then forwards to that thread (`thread`),
+//     and the handle goes on with the thread.
+// The record belongs to its JoinHandle: the handle frees it, once it is done with it; or, if
+// the handle lets go of a record a runner holds before it ends (kDropped), the runner does.
 //
 // Threads and records share the queues' rings and a processor's current_ as one pointer
 // type: a record's address with bit 0 set (tagged()). Nothing outside the core sees one.
@@ -23,6 +31,7 @@
 #include <atomic>
 #include <cstdint>
 #include <exception>
+#include <stop_token>
 
 #include <presto/detail/task_slot.hpp>
 
@@ -37,11 +46,16 @@ namespace presto::detail {
 class OwnedQueue;
 
 struct ForkRecord {
-  // What the record's joiner has done with it; written by the joiner only.
-  enum class State : std::uint32_t {
-    queued,  // not taken back by its joiner (it may have been made a thread meanwhile)
-    inline_run,  // its joiner runs it (JoinHandle::join)
-  };
+  // `state`: what has been done with it, in the low bits,
+  static constexpr std::uint32_t kQueued = 0;     // not taken back by its joiner (it may have been made a thread meanwhile)
+  static constexpr std::uint32_t kInlineRun = 1;  // its joiner runs it (JoinHandle::join)
+  static constexpr std::uint32_t kOnRunner = 2;   // a runner holds it (Dispatch::run_records)
+  static constexpr std::uint32_t kHow = 3;
+  // and, for a record a runner holds, how far it is:
+  static constexpr std::uint32_t kEnded = 4;        // its body returned: the result or exception is here
+  static constexpr std::uint32_t kJoinerWaits = 8;  // `waiter` sleeps on the runtime's fork-end object
+  static constexpr std::uint32_t kDropped = 16;     // its handle let go of it: whoever sets the second of
+                                                    // kEnded and kDropped frees it
 
   TaskSlot task;  // the body; after an inline run, the result
   std::exception_ptr exception;  // after an inline run
@@ -54,9 +68,13 @@ struct ForkRecord {
   // that queue (detail::OwnedQueue). Believed only if that slot holds the record.
   std::atomic<OwnedQueue*> queue{nullptr};
   std::atomic<std::uint32_t> position{0};
-  std::atomic<State> state{State::queued};
-  // While its joiner runs it: the processor's current_ before (a thread, or a tagged record
-  // run inline in its turn) and the thread whose stack it runs on. Read on that processor only.
+  // kQueued and kInlineRun are written by the joiner, kOnRunner by the processor that took the
+  // record out of its queue, before anyone can see it there; the flags by fetch_or.
+  std::atomic<std::uint32_t> state{kQueued};
+  std::atomic<Thread*> waiter{nullptr};  // the joiner that set kJoinerWaits
+  // While its joiner or a runner runs it: the processor's current_ before (a thread, or a tagged
+  // record run inline in its turn) and the thread whose stack it runs on. Read on that
+  // processor only.
   Thread* saved = nullptr;
   Thread* host = nullptr;
   ForkRecord* next_free = nullptr;  // in a processor's free list
@@ -81,12 +99,22 @@ void launch_record(ForkRecord& r);
 void drop_record(ForkRecord& r) noexcept;  // never launched: back to the free list
 
 // JoinHandle's operations on a record (fork_records.cpp):
-// join: true if the record ran here and ended (its result or exception is in it), false if
-// it has a thread to join instead (`thread`).
+// join: true if the record ended, having run here or on a runner (its result or exception is
+// in it), false if it has a thread to join instead (`thread`).
 bool join_record(ForkRecord& r);
-// The record as a thread, made now if it is still queued (JoinHandle::thread()).
+// The same for join(token): a wait for a record a runner holds throws Cancelled if a stop is
+// requested on `token` first (the record stays the handle's); true only then, a record is
+// never run here.
+bool join_record(ForkRecord& r, const std::stop_token& token);
+// The handle lets go of the record (detach, or the handle's end): a record still queued is made
+// a thread, which runs on unjoined; one a runner holds is freed at its end (kDropped).
+void release_record(ForkRecord& r);
+// The record as a thread, made now if it is still queued (JoinHandle::thread()). Of a record
+// a runner holds: its thread once it asks for one, or, if it ends first, a terminated one made
+// for it then; until one of these, this waits.
 Thread& record_thread(ForkRecord& r);
-// The same, and the record is freed: the handle holds the thread from now on.
+// The same for a record no runner holds, and the record is freed: the handle holds the thread
+// from now on.
 Thread& take_thread(ForkRecord& r);
 // Frees a record whose join returned true (with the thread made for it, if one was).
 void free_record(ForkRecord& r) noexcept;

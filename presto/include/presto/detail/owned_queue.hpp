@@ -114,6 +114,9 @@ class OwnedQueue {
   inline bool owner_withdraw(Thread& t) noexcept;
   inline void owner_push_record(ForkRecord& r, bool to_front);
   inline bool owner_withdraw_record(ForkRecord& r) noexcept;
+  // Takes the first entry if it is a record (a runner's next, Dispatch::run_records); nullptr
+  // if the queue is empty or its first entry is a thread.
+  inline ForkRecord* owner_pop_record() noexcept;
   // Queues threads[0..n) that take_half copied out of another queue here, in their order, at
   // the back (or each to the front).
   void owner_push_all(Thread* const* threads, std::size_t n, bool to_front) noexcept;
