@@ -168,11 +168,14 @@ class Dispatch {
   // a thread): self is p's current thread again, wherever child ended. Returns whether child's
   // spinlock is held (as end_thread).
   static bool end_inline(Thread& self, Thread& child) noexcept;
-  static bool withdraw_record(Processor& p, ForkRecord& rec) noexcept;
+  static bool withdraw_record(Processor& p, LocalQueuePool::Queue& own, ForkRecord& rec) noexcept;
   // The join's own run of a record it withdrew from a queue of the pool in force (ran); else
   // whether it is not in one just now (elsewhere) or may not run here (cannot).
   enum class Here { ran, elsewhere, cannot };
   static Here run_here(ForkRecord& rec);
+  // join_record's other cases: a record with a thread (false), one a runner holds, one on its
+  // way between queues, one not to be run here.
+  static bool join_elsewhere(ForkRecord& rec, const std::stop_token* token);
   static void run_record(Processor& p, ForkRecord& rec, Thread* self, Thread& host);
   // Runs rec as a call on host's stack, self (host, or a record it runs) current again after;
   // p's gate entered on entry, left here.

@@ -225,7 +225,38 @@ Thread& Dispatch::materialize_taken(ForkRecord& rec) noexcept {
   return t;
 }
 
+[[gnu::always_inline]] inline Dispatch::Here Dispatch::run_here(ForkRecord& rec) {
+  Processor* const p = current_processor();  // read once: nothing here switches before the call
+  if (p == nullptr || &p->runtime() != rec.runtime) return Here::cannot;
+  RuntimeImpl& r = impl_of(*p);
+  Thread* const self = p->current_;
+  Thread& host = is_record(self) ? *as_record(self)->host : *self;
+  if (!r.inline_joins || !has_inline_room(r, host)) return Here::cannot;
+  enter(*p);
+  LocalQueuePool::Queue* const own = own_queue_of(*p);  // in force while p is in its gate
+  if (own == nullptr || must_leave(*p)) [[unlikely]] {
+    leave(*p);
+    return Here::cannot;
+  }
+  if (!withdraw_record(*p, *own, rec)) {
+    leave(*p);
+    return Here::elsewhere;
+  }
+  run_record(*p, rec, self, host);
+  return Here::ran;
+}
+
 bool Dispatch::join_record(ForkRecord& rec, const std::stop_token* token) {
+  // The common case first: still queued, on this processor or stolen to another's queue, run
+  // here. (A record with a thread, one a runner holds, one on its way: join_elsewhere.)
+  if (token == nullptr && rec.state.load(std::memory_order_acquire) == ForkRecord::kQueued &&
+      rec.thread.load(std::memory_order_acquire) == nullptr && run_here(rec) == Here::ran) [[likely]] {
+    return true;
+  }
+  return join_elsewhere(rec, token);
+}
+
+bool Dispatch::join_elsewhere(ForkRecord& rec, const std::stop_token* token) {
   Backoff backoff;
   for (;;) {
     const std::uint32_t how = rec.state.load(std::memory_order_acquire) & ForkRecord::kHow;
@@ -256,31 +287,9 @@ bool Dispatch::join_record(ForkRecord& rec, const std::stop_token* token) {
   }
 }
 
-Dispatch::Here Dispatch::run_here(ForkRecord& rec) {
-  Processor* const p = current_processor();  // read once: nothing here switches before the call
-  if (p == nullptr || &p->runtime() != rec.runtime) return Here::cannot;
-  RuntimeImpl& r = impl_of(*p);
-  Thread* const self = p->current_;
-  Thread& host = is_record(self) ? *as_record(self)->host : *self;
-  if (!r.inline_joins || !has_inline_room(r, host) || own_queue_of(*p) == nullptr) return Here::cannot;
-  enter(*p);
-  if (must_leave(*p)) {
-    leave(*p);
-    return Here::cannot;
-  }
-  if (!withdraw_record(*p, rec)) {
-    leave(*p);
-    return Here::elsewhere;
-  }
-  run_record(*p, rec, self, host);
-  return Here::ran;
-}
-
-bool Dispatch::withdraw_record(Processor& p, ForkRecord& rec) noexcept {
-  LocalQueuePool::Queue* own = own_queue_of(p);
-  if (own == nullptr) return false;
+bool Dispatch::withdraw_record(Processor& p, LocalQueuePool::Queue& own, ForkRecord& rec) noexcept {
   OwnedQueue* q = rec.queue.load(std::memory_order_relaxed);
-  if (q == own) [[likely]] return own->owner_withdraw_record(rec);
+  if (q == &own) [[likely]] return own.owner_withdraw_record(rec);
   // Stolen into another processor's queue of the same pool (which stays in force while p is
   // inside its gate): take it from there.
   q = queue_of_pool_in_force(impl_of(p), q);

@@ -233,12 +233,12 @@ class RuntimeImpl {
   RawSpinlock records_lock;  // guards the two below
   std::vector<std::unique_ptr<ForkRecord[]>> record_slabs;
   ForkRecord* shared_free_records = nullptr;
+  ForkEndObject fork_ends;  // where the joiners of records runners hold wait (fork_records.cpp)
 
   StackAllocator stacks;
   std::optional<ThreadCache> free_lists;  // made once the number of processors is known
   TimerService timers{[this] { poke(); }};
   SleepObject sleep_object;
-  ForkEndObject fork_ends;
 
   // idling and halting
   std::atomic<std::size_t> idle{0};       // processors in their idle loop
