@@ -371,14 +371,16 @@ Thread& Dispatch::take_to_run(Processor& p, ForkRecord& rec) noexcept {
 void Dispatch::run_records(ForkRecord& first) noexcept {
   // The runner's body: each record as a call (call_record), then the next one from the front of
   // its processor's own queue, for as long as the front holds a record.
+  // Where it runs is read from the runner itself after the first time, never again from
+  // thread-local storage: a body that blocked may have moved it to another OS thread.
+  Thread& runner = *current_processor()->current_;
   ForkRecord* rec = &first;
   do {
-    Processor& p = *current_processor();  // the runner may have moved: a body that blocked
-    Thread& runner = *p.current_;
+    Processor& p = *runner.processor_;
     enter(p);
     call_record(p, *rec, &runner, runner);
     end_on_runner(*rec);
-    Processor& q = *current_processor();
+    Processor& q = *runner.processor_;
     enter(q);
     rec = next_to_run(q);
     leave(q);
@@ -548,13 +550,14 @@ void release_record(ForkRecord& rec) {
 
 Thread& record_thread(ForkRecord& rec) {
   Backoff backoff;
+  const bool presto_thread = current_processor() != nullptr;  // read once: a yield below may move us
   for (;;) {
     const std::uint32_t state = rec.state.load(std::memory_order_acquire);
     if (Thread* t = rec.thread.load(std::memory_order_acquire)) return *t;
     if ((state & ForkRecord::kHow) == ForkRecord::kOnRunner) {
       if ((state & ForkRecord::kEnded) != 0) return Dispatch::ended_thread(rec);
       // A runner runs it as a call: it has a thread once it asks for one, or ends.
-      if (current_processor() != nullptr) {
+      if (presto_thread) {
         this_thread::yield();
       } else {
         backoff.pause();
@@ -563,8 +566,9 @@ Thread& record_thread(ForkRecord& rec) {
     }
     if (state == ForkRecord::kInlineRun) {
       // Run by its joiner: by the rule of one thread at a time per handle, from inside its
-      // own body (or one it runs), where asking for the running thread makes it one.
-      if (Processor* p = current_processor()) p->current_thread();
+      // own body (or one it runs), where asking for the running thread makes it one. (Out of
+      // line: this loop may have yielded.)
+      if (Processor* p = Processor::current()) p->current_thread();
       if (Thread* t = rec.thread.load(std::memory_order_acquire)) return *t;
       throw UsageError("the handle of thread " + std::to_string(rec.id) +
                        " was used while its joiner, on another thread, runs it; a handle is used by one thread at a time");
