@@ -46,13 +46,12 @@ Thread& block_for(RuntimeImpl& r, const ForkRecord& rec) noexcept {
   }
 }
 
-// How messages name a record: as its thread, or as Thread::describe() names an unnamed one.
+}  // namespace
+
 std::string describe(const ForkRecord& rec) {
   const Thread* t = rec.thread.load(std::memory_order_acquire);
   return t != nullptr ? t->describe() : "thread '<unnamed>' (id " + std::to_string(rec.id) + ")";
 }
-
-}  // namespace
 
 // --- the records' memory ----------------------------------------------------------------
 
@@ -428,27 +427,33 @@ void Dispatch::await_runner(ForkRecord& rec, const std::stop_token* token) {
   }
   // A join may wait without sleeping: wake the waiter we signalled now, as a sleep would.
   if (me.deferred_wake_ != nullptr) [[unlikely]] me.wake_deferred();
-  SynchroObject& ends = r.fork_ends;
+  ForkEndObject& ends = r.fork_ends;
   std::optional<CancellableWait> cancellable;
   if (token != nullptr) cancellable.emplace(ends, *token);
+  ForkEndObject::Wait wait{&me, &rec};  // linked while we wait, for a deadlock report
+  ends.spin_lock();
+  ends.add(wait);
   for (;;) {
-    ends.spin_lock();
     rec.waiter.store(&me, std::memory_order_relaxed);  // published by the fetch_or
-    if ((rec.state.fetch_or(ForkRecord::kJoinerWaits, std::memory_order_acq_rel) & ForkRecord::kEnded) != 0) {
-      ends.spin_unlock();
-      return;
-    }
+    if ((rec.state.fetch_or(ForkRecord::kJoinerWaits, std::memory_order_acq_rel) & ForkRecord::kEnded) != 0) break;
     // A body that blocked, left blocked when its run ended, never ends.
     if (Thread* t = rec.thread.load(std::memory_order_acquire); t != nullptr && t->state() == ThreadState::abandoned) {
+      ends.remove(wait);
       ends.spin_unlock();
       throw UsageError(me.describe() + " cannot join " + t->describe() + ": it was abandoned when its run ended");
     }
     if (!cancellable) {
       ends.block();
     } else if (cancellable->block() == WaitStatus::cancelled) {
+      ends.spin_lock();
+      ends.remove(wait);
+      ends.spin_unlock();
       throw Cancelled(describe(rec), me.describe(), "join");  // as a thread's join names it
     }
+    ends.spin_lock();
   }
+  ends.remove(wait);
+  ends.spin_unlock();
 }
 
 void Dispatch::free_dropped(RuntimeImpl& r, ForkRecord& rec) noexcept {

@@ -379,7 +379,11 @@ std::vector<BlockedThread> RuntimeImpl::blocked_threads() {
   auto visit = [&](Thread& t) {
     if (t.state() != ThreadState::blocked) return;
     std::string on = "an object that was destroyed";
-    if (SynchroObject* so = t.waiting_on_) {
+    if (SynchroObject* so = t.waiting_on_; so == &fork_ends) {
+      fork_ends.spin_lock();
+      on = fork_ends.describe_wait(t);  // the fork it joins
+      fork_ends.spin_unlock();
+    } else if (so != nullptr) {
       on = so->describe();
       if (auto* lock = dynamic_cast<Lock*>(so); lock != nullptr && lock->owner() != nullptr) {
         on += ", held by " + lock->owner()->describe();
@@ -735,6 +739,7 @@ void RuntimeImpl::abandon_survivors() {
     if (SynchroObject* so = t->waiting_on_) {
       so->spin_lock();
       so->forget(*t);
+      if (so == &fork_ends) fork_ends.remove_waits_of(*t);  // linked from a stack about to be dropped
       so->spin_unlock();
     }
   }

@@ -100,11 +100,54 @@ class SleepObject final : public SynchroObject {
   std::string_view kind() const noexcept override { return "timer"; }
 };
 
+// How messages name a lazy fork: as its thread, or as Thread::describe() names an unnamed one
+// (fork_records.cpp).
+std::string describe(const ForkRecord& rec);
+
 // Where the joiner of a fork that a runner holds sleeps until the fork ends (fork_records.cpp).
+// Each sleeper links a Wait of its own stack here, so that a deadlock report can name the fork
+// it waits for (describe_wait), as it names the thread a thread's joiner waits for.
 class ForkEndObject final : public SynchroObject {
  public:
+  struct Wait {
+    const Thread* waiter;
+    const ForkRecord* record;
+    Wait* next = nullptr;
+  };
   ForkEndObject() : SynchroObject("the end of a fork a runner runs") {}
   std::string_view kind() const noexcept override { return "fork end"; }
+  // Spinlock held.
+  void add(Wait& w) noexcept {
+    w.next = waits_;
+    waits_ = &w;
+  }
+  void remove(const Wait& w) noexcept {
+    for (Wait** at = &waits_; *at != nullptr; at = &(*at)->next) {
+      if (*at == &w) {
+        *at = w.next;
+        return;
+      }
+    }
+  }
+  void remove_waits_of(const Thread& t) noexcept {
+    for (Wait** at = &waits_; *at != nullptr;) {
+      if ((*at)->waiter == &t) {
+        *at = (*at)->next;
+      } else {
+        at = &(*at)->next;
+      }
+    }
+  }
+  // What `t` waits for here: the fork, named as describe() names it. Spinlock held.
+  std::string describe_wait(const Thread& t) const {
+    for (const Wait* w = waits_; w != nullptr; w = w->next) {
+      if (w->waiter == &t) return detail::describe(*w->record);
+    }
+    return describe();
+  }
+
+ private:
+  Wait* waits_ = nullptr;
 };
 
 class RuntimeImpl {
