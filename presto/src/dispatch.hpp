@@ -111,7 +111,8 @@ class Dispatch {
   static void launch_record(ForkRecord& rec);
   // JoinHandle's join (token: join(token), which never runs the record here): see fork_record.hpp.
   static bool join_record(ForkRecord& rec, const std::stop_token* token);
-  // A record taken out of every queue by whoever will run it (or a drain): its thread, made now.
+  // A record that becomes a thread now: in its queue's place (materialize_queued and _all), as
+  // a drain takes it, or at its fork under components replaced since new_record.
   static Thread& materialize_taken(ForkRecord& rec) noexcept;
   // A record that p took out of a queue to run (its dispatch, its steal): a runner that will
   // run it, made now, with its processor's next records after it (run_records); or, if p is not
