@@ -438,7 +438,7 @@ void Dispatch::await_runner(ForkRecord& rec, const std::stop_token* token) {
     if ((rec.state.fetch_or(ForkRecord::kJoinerWaits, std::memory_order_acq_rel) & ForkRecord::kEnded) != 0) break;
     // A body that blocked, left blocked when its run ended, never ends.
     if (Thread* t = rec.thread.load(std::memory_order_acquire); t != nullptr && t->state() == ThreadState::abandoned) {
-      ends.remove(wait);
+      ends.remove_waits_of(me);
       ends.spin_unlock();
       throw UsageError(me.describe() + " cannot join " + t->describe() + ": it was abandoned when its run ended");
     }
@@ -446,13 +446,13 @@ void Dispatch::await_runner(ForkRecord& rec, const std::stop_token* token) {
       ends.block();
     } else if (cancellable->block() == WaitStatus::cancelled) {
       ends.spin_lock();
-      ends.remove(wait);
+      ends.remove_waits_of(me);
       ends.spin_unlock();
       throw Cancelled(describe(rec), me.describe(), "join");  // as a thread's join names it
     }
     ends.spin_lock();
   }
-  ends.remove(wait);
+  ends.remove_waits_of(me);
   ends.spin_unlock();
 }
 

@@ -121,14 +121,7 @@ class ForkEndObject final : public SynchroObject {
     w.next = waits_;
     waits_ = &w;
   }
-  void remove(const Wait& w) noexcept {
-    for (Wait** at = &waits_; *at != nullptr; at = &(*at)->next) {
-      if (*at == &w) {
-        *at = w.next;
-        return;
-      }
-    }
-  }
+  // Unlinks t's wait (a thread waits for one fork at a time): as it stops waiting, or is abandoned.
   void remove_waits_of(const Thread& t) noexcept {
     for (Wait** at = &waits_; *at != nullptr;) {
       if ((*at)->waiter == &t) {
