@@ -57,32 +57,35 @@ std::string describe(const ForkRecord& rec) {
 
 ForkRecord* RuntimeImpl::take_record(Processor& p) noexcept {
   ProcessorState& ps = *p.state_;
-  if (ps.free_records == nullptr) [[unlikely]] {
-    {
-      std::lock_guard guard(records_lock);
-      ps.free_records = std::exchange(shared_free_records, nullptr);
+  if (ps.free_records.empty()) [[unlikely]] {
+    if (!ps.spilled.empty()) {
+      ps.spilled.move_to(ps.free_records);
+    } else {
+      {
+        std::lock_guard guard(records_lock);
+        shared_free_records.move_to(ps.free_records);
+      }
+      if (ps.free_records.empty() && !add_record_slab(ps)) return nullptr;
     }
-    if (ps.free_records == nullptr && !add_record_slab(ps)) return nullptr;
   }
-  ForkRecord* rec = ps.free_records;
-  ps.free_records = rec->next_free;
-  return rec;
+  return &ps.free_records.pop();
 }
 
 bool RuntimeImpl::add_record_slab(ProcessorState& ps) noexcept {
-  constexpr std::size_t kSlab = 256;
-  std::unique_ptr<ForkRecord[]> slab(new (std::nothrow) ForkRecord[kSlab]);
+  std::unique_ptr<ForkRecord[]> slab(new (std::nothrow) ForkRecord[kRecordSlab]);
   if (!slab) return false;
-  for (std::size_t i = 0; i + 1 < kSlab; ++i) slab[i].next_free = &slab[i + 1];
-  slab[kSlab - 1].next_free = ps.free_records;
-  ps.free_records = &slab[0];
-  std::lock_guard guard(records_lock);
-  try {
-    record_slabs.push_back(std::move(slab));
-  } catch (...) {
-    ps.free_records = slab[kSlab - 1].next_free;
-    return false;
+  ForkRecord* first = slab.get();
+  for (std::size_t i = 0; i + 1 < kRecordSlab; ++i) slab[i].next_free = &slab[i + 1];
+  {
+    std::lock_guard guard(records_lock);
+    try {
+      record_slabs.push_back(std::move(slab));
+    } catch (...) {
+      return false;
+    }
   }
+  RecordChain chain{first, first + (kRecordSlab - 1), kRecordSlab};
+  chain.move_to(ps.free_records);
   return true;
 }
 
@@ -91,13 +94,29 @@ void RuntimeImpl::give_back(ForkRecord& rec) noexcept {
   rec.exception = nullptr;
   if (Processor* p = own_processor(*this)) {
     ProcessorState& ps = *p->state_;
-    rec.next_free = ps.free_records;
-    ps.free_records = &rec;
+    if (ps.free_records.count < ProcessorState::kKeptRecords) [[likely]] {
+      ps.free_records.push(rec);
+      return;
+    }
+    ps.spilled.push(rec);
+    if (ps.spilled.count < ProcessorState::kSpilledRecords) return;
+    std::lock_guard guard(records_lock);
+    ps.spilled.move_to(shared_free_records);
     return;
   }
   std::lock_guard guard(records_lock);
-  rec.next_free = shared_free_records;
-  shared_free_records = &rec;
+  shared_free_records.push(rec);
+}
+
+void RuntimeImpl::release_records(ProcessorState& ps) noexcept {
+  std::lock_guard guard(records_lock);
+  ps.free_records.move_to(shared_free_records);
+  ps.spilled.move_to(shared_free_records);
+}
+
+std::size_t RuntimeImpl::records_made() const noexcept {
+  std::lock_guard guard(records_lock);
+  return record_slabs.size() * kRecordSlab;
 }
 
 void RuntimeImpl::count_records(std::int64_t change) noexcept {

@@ -112,6 +112,7 @@ RuntimeStats Runtime::stats() const {
     s.parks += p.state_->parks.load(std::memory_order_relaxed);
   });
   s.wakeups = impl_->wakeups.load(std::memory_order_relaxed);
+  s.fork_records = impl_->records_made();
   s.live_threads += impl_->external_registry.size();
   records += impl_->external_records.load(std::memory_order_relaxed);
   if (records > 0) s.live_threads += static_cast<std::size_t>(records);

@@ -594,6 +594,7 @@ bool RuntimeImpl::try_retire(Processor& p) noexcept {
 
 void RuntimeImpl::release_caches(Processor& p) noexcept {
   ThreadCache::clear(p.state_->free, stacks);
+  release_records(*p.state_);
 }
 
 void RuntimeImpl::start_processor(std::size_t i) {

@@ -14,6 +14,7 @@
 #include <string>
 #include <vector>
 
+#include <presto/detail/fork_record.hpp>
 #include <presto/errors.hpp>
 #include <presto/processor.hpp>
 #include <presto/runtime.hpp>
@@ -30,6 +31,37 @@
 #include "timer_service.hpp"
 
 namespace presto::detail {
+
+// A list of free fork records that knows its last record and its length, so that a whole list
+// joins another in one step (fork_records.cpp: a processor's own, its spill, the runtime's).
+struct RecordChain {
+  ForkRecord* head = nullptr;
+  ForkRecord* tail = nullptr;  // meaningful only while head is not nullptr
+  std::size_t count = 0;
+
+  bool empty() const noexcept { return head == nullptr; }
+  void push(ForkRecord& rec) noexcept {
+    if (head == nullptr) tail = &rec;
+    rec.next_free = head;
+    head = &rec;
+    ++count;
+  }
+  ForkRecord& pop() noexcept {  // not empty
+    ForkRecord& rec = *head;
+    head = rec.next_free;
+    --count;
+    return rec;
+  }
+  // Puts this chain's records in front of `to`'s and leaves this one empty.
+  void move_to(RecordChain& to) noexcept {
+    if (head == nullptr) return;
+    tail->next_free = to.head;
+    if (to.head == nullptr) to.tail = tail;
+    to.head = head;
+    to.count += count;
+    *this = {};
+  }
+};
 
 // What each processor keeps to itself: caches in front of the shared allocators, the registry
 // of threads started on it and a block of thread ids. Touched only by its processor, inside its
@@ -60,7 +92,15 @@ struct ProcessorState {
   // so kept out of `registry`: walks, deadlock reports and live_threads leave them out; a run's
   // end abandons them with the survivors.
   Registry runners;
-  ForkRecord* free_records = nullptr;
+  // Free records for this processor's forks: up to kKeptRecords freed here, and any taken from
+  // the runtime's list; records freed here beyond those collect in `spilled` and go to the
+  // runtime's list kSpilledRecords at a time. Without that bound, a processor that frees the
+  // records others fork (its joiner moved here, as Figure 3's main does) would hoard them while
+  // the forker's processor made new ones for every batch.
+  static constexpr std::size_t kKeptRecords = 1024;
+  static constexpr std::size_t kSpilledRecords = 256;
+  RecordChain free_records;
+  RecordChain spilled;
 };
 
 // The processors: slots made once and kept until the runtime dies (set_processors reuses
@@ -180,9 +220,10 @@ class RuntimeImpl {
   void launch(Thread& t);  // binds t to this runtime, gives it an id, makes it ready
   void recycle(Thread& t) noexcept;  // a forked control block nobody references any more
   // Lazy forks (fork_records.cpp; Dispatch has the rest). A free record for a fork on p
-  // (nullptr: no memory); one back to the calling processor's free list.
+  // (nullptr: no memory); one back to the calling processor's free list (or the runtime's).
   ForkRecord* take_record(Processor& p) noexcept;
   void give_back(ForkRecord& rec) noexcept;
+  std::size_t records_made() const noexcept;  // RuntimeStats::fork_records
   // Records alive (see ProcessorState::records), counted on the calling processor.
   void count_records(std::int64_t change) noexcept;
   // A control block for a record that becomes a thread: a plain Thread, fresh or recycled.
@@ -264,11 +305,13 @@ class RuntimeImpl {
   std::atomic<std::uint64_t> threads_created{0};
   std::atomic<std::uint64_t> wakeups{0};  // unpark() calls (RuntimeStats::wakeups)
   // Lazy forks: records counted by threads off the processors (ProcessorState::records); the
-  // records' memory, in slabs freed with the runtime; records freed off the processors.
+  // records' memory, in slabs freed with the runtime; records freed off the processors or
+  // spilled by one (ProcessorState::spilled), and those of processors that retired.
   std::atomic<std::int64_t> external_records{0};
-  RawSpinlock records_lock;  // guards the two below
+  static constexpr std::size_t kRecordSlab = 256;  // records made at a time
+  mutable RawSpinlock records_lock;  // guards the two below
   std::vector<std::unique_ptr<ForkRecord[]>> record_slabs;
-  ForkRecord* shared_free_records = nullptr;
+  RecordChain shared_free_records;
   ForkEndObject fork_ends;  // where the joiners of records runners hold wait (fork_records.cpp)
 
   StackAllocator stacks;
@@ -320,6 +363,7 @@ class RuntimeImpl {
   void add_processor();  // a new slot, made from the processor prototype
   void release_caches(Processor& p) noexcept;
   bool add_record_slab(ProcessorState& ps) noexcept;
+  void release_records(ProcessorState& ps) noexcept;  // a retiring processor's free records, to the runtime's list
   void allow_records() noexcept;  // records_allowed for the prototype in force
   void idle_loop(Processor& p);
   bool try_halt(Processor& p);

@@ -659,3 +659,42 @@ TEST_CASE("on 2 processors no child of Figure 3's pattern becomes a thread", "[c
   CHECK(seen.blocks == 0);
   presto::test::check_no_leaks(rt);
 }
+
+TEST_CASE("records freed on a processor that does not fork go back to the forker's", "[core][lazy]") {
+  // A thread pinned to processor 0 forks, main pinned to processor 1 joins, round after round:
+  // the records main frees on 1 must serve the next round's forks on 0, not pile up on 1 while 0
+  // makes new ones.
+  const std::uint64_t n = presto::test::scaled(2'000);
+  constexpr int rounds = 20;
+  Runtime rt{lazy_config(2)};
+  INFO(lazy(2));
+  std::vector<std::size_t> made;
+  int forked_on_0 = 0, joined_on_1 = 0;
+  rt.run([&] {
+    Thread::current().set_affinity(1);
+    for (int r = 0; r < rounds; ++r) {
+      auto forker = fork(ThreadAttributes{.name = "forker", .affinity = 0}, [&] {
+        if (Thread::current().processor()->index() == 0) ++forked_on_0;
+        std::vector<JoinHandle<std::uint64_t>> hs;
+        hs.reserve(n);
+        for (std::uint64_t i = 0; i < n; ++i) hs.push_back(fork([i] { return i; }));
+        return hs;
+      });
+      std::vector<JoinHandle<std::uint64_t>> hs = forker.join();
+      if (Thread::current().processor()->index() == 1) ++joined_on_1;
+      std::uint64_t sum = 0;
+      for (auto& h : hs) sum += h.join();
+      REQUIRE(sum == n * (n - 1) / 2);
+      made.push_back(rt.stats().fork_records);
+    }
+    Thread::current().set_affinity(std::nullopt);
+  });
+  CHECK(forked_on_0 == rounds);
+  CHECK(joined_on_1 == rounds);
+  // Each processor keeps at most 1,024 free records and spills 256 at a time; records are made
+  // 256 at a time.
+  INFO("records made after each round: " << Catch::Detail::stringify(made));
+  CHECK(made.back() <= n + 2 * (1024 + 256) + 256);
+  CHECK(made.back() == made[rounds / 2]);  // none made in the second half
+  presto::test::check_no_leaks(rt);
+}

@@ -209,6 +209,10 @@ struct RuntimeStats {
   // Forks that ran and ended without ever needing a control block (RuntimeConfig::lazy_forks):
   // with threads_created and threads_recycled, every fork is counted once.
   std::uint64_t threadless_forks = 0;
+  // Records for lazy forks made so far, kept for reuse until the runtime dies: about the most
+  // forks queued or running as calls at once, plus what each processor keeps free (at most
+  // 1,280 each).
+  std::size_t fork_records = 0;
   std::uint64_t preemptions = 0;       // threads preempted at the end of a quantum
   std::uint64_t parks = 0;             // idle processors that went to sleep (futex or IdlePoller)
   std::uint64_t wakeups = 0;           // parked processors woken for work (or to check for a halt)
