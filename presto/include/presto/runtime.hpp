@@ -210,8 +210,8 @@ struct RuntimeStats {
   // with threads_created and threads_recycled, every fork is counted once.
   std::uint64_t threadless_forks = 0;
   // Records for lazy forks made so far, kept for reuse until the runtime dies: about the most
-  // forks queued or running as calls at once, plus what each processor keeps free (at most
-  // 1,280 each).
+  // forks queued or running as calls at once, plus the free records the processors keep (each
+  // keeps at most 1,024 of those freed on it; the rest go back to the runtime for any to use).
   std::size_t fork_records = 0;
   std::uint64_t preemptions = 0;       // threads preempted at the end of a quantum
   std::uint64_t parks = 0;             // idle processors that went to sleep (futex or IdlePoller)
