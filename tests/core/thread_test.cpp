@@ -331,17 +331,21 @@ TEST_CASE("100,000 threads alive at once", "[core][thread][many]") {
   Runtime rt{{.processors = 2, .stack_size = 16 * 1024}};
   std::size_t peak = 0;
   std::size_t finished = rt.run([&] {
-    Semaphore all_started{0, "all started"};
     Barrier gate{n + 1, "gate"};
-    std::atomic<std::size_t> done{0};
+    std::atomic<std::size_t> arrived{0}, done{0};
     std::vector<JoinHandle<void>> handles;
     handles.reserve(n);
     for (std::size_t i = 0; i < n; ++i) {
       handles.push_back(fork([&] {
+        // A thread from here on, not a lazy fork being made one on another processor (which a
+        // snapshot of live_threads may miss by one), before it counts itself.
+        Thread::current();
+        arrived.fetch_add(1);
         gate.arrive_and_wait();  // every thread is alive, blocked here, until the last arrives
         done.fetch_add(1);
       }));
     }
+    while (arrived.load() != n) this_thread::yield();
     peak = this_thread::runtime()->stats().live_threads;
     gate.arrive_and_wait();
     for (auto& h : handles) h.join();
