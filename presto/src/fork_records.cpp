@@ -221,8 +221,9 @@ void Dispatch::launch_record(ForkRecord& rec) {
     make_ready(materialize_taken(rec));
     return;
   }
+  bool check;
   try {
-    q->owner_push_record(rec, q->pool->order_ == LocalQueuePool::Order::lifo);
+    check = q->owner_push_record(rec, q->pool->order_ == LocalQueuePool::Order::lifo);
   } catch (...) {
     leave(p);
     throw;
@@ -230,7 +231,9 @@ void Dispatch::launch_record(ForkRecord& rec) {
   std::atomic<std::int64_t>& n = ps.records;  // written by p only
   n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   leave(p);
-  if (r.processors.active() == 1) return;  // the only processor is the one running this code
+  // No check where an earlier push's covers this one (OwnedQueue::owner_push_record), or where
+  // the only processor is the one running this code.
+  if (!check || r.processors.active() == 1) return;
   r.wake_if_needed();
 }
 

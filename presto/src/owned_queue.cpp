@@ -142,6 +142,7 @@ void OwnedQueue::owner_push_all(Thread* const* threads, std::size_t n, bool to_f
     if (tail_ - head_ > mask_) [[unlikely]] make_room();
     place(threads[k], to_front);  // rewrites the victim's position and list
   }
+  checked_ = false;
   publish_size();
   owner_release();
 }

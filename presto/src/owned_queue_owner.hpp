@@ -60,6 +60,7 @@ namespace presto::detail {
   ThreadQueue::link(t);  // a thread already on a queue is a UsageError, as on every ThreadQueue
   if (tail_ - head_ > mask_) [[unlikely]] make_room();
   place(&t, to_front);
+  checked_ = false;
 }
 
 [[gnu::always_inline]] inline void OwnedQueue::skip_holes_front() noexcept {
@@ -129,15 +130,18 @@ namespace presto::detail {
   publish_size();
 }
 
-[[gnu::always_inline]] inline void OwnedQueue::owner_push_record(ForkRecord& r, bool to_front) {
+[[gnu::always_inline]] inline bool OwnedQueue::owner_push_record(ForkRecord& r, bool to_front) {
   owner_acquire();
   struct Release {  // the push throws if the ring cannot grow
     OwnedQueue& q;
     [[gnu::always_inline]] ~Release() { q.owner_release(); }
   } release{*this};
   if (tail_ - head_ > mask_) [[unlikely]] make_room();
+  const bool check = !checked_ || live() == 0;
   place(tagged(r), to_front);
   publish_size();
+  checked_ = true;  // by us, if check: the caller checks next
+  return check;
 }
 
 [[gnu::always_inline]] inline Thread* OwnedQueue::owner_pop_front() noexcept {

@@ -112,7 +112,10 @@ class OwnedQueue {
   inline void owner_push(Thread& t, bool to_front);
   inline Thread* owner_pop_front() noexcept;
   inline bool owner_withdraw(Thread& t) noexcept;
-  inline void owner_push_record(ForkRecord& r, bool to_front);
+  // True if the pusher must then check for parked processors (RuntimeImpl::wake_if_needed);
+  // false if the queue held work without a break since a record push whose pusher checked,
+  // and nothing else was queued since (`checked_`).
+  [[nodiscard]] inline bool owner_push_record(ForkRecord& r, bool to_front);
   inline bool owner_withdraw_record(ForkRecord& r) noexcept;
   // Takes the first entry if it is a record (a runner's next, Dispatch::run_records); nullptr
   // if the queue is empty or its first entry is a thread.
@@ -196,6 +199,13 @@ class OwnedQueue {
   std::uint32_t tail_ = 0;
   std::uint32_t holes_ = 0;
   std::atomic<std::uint64_t> published_{0};  // snapshot(): head_ and live()
+  // In a hold: the queue has not been empty since a record push whose pusher then made the
+  // check for parked processors, and no thread was queued here since. A processor parks only
+  // after it has counted itself a sleeper, fenced, and seen every queue empty (Processor::park),
+  // so one that parked since that push saw it, or that pusher saw the sleeper: a record pushed
+  // while this holds needs no check of its own, and no fence (a locked instruction a fork).
+  // Any other push clears it: a yield's requeue or a waker's push does not check.
+  bool checked_ = false;
 };
 
 }  // namespace presto::detail
