@@ -699,3 +699,35 @@ TEST_CASE("records freed on a processor that does not fork go back to the forker
   CHECK(made.back() == made[rounds / 2]);  // none made in the second half
   presto::test::check_no_leaks(rt);
 }
+
+TEST_CASE("a fork brings in a parked processor; the forks queued behind it are taken too", "[core][lazy]") {
+  // idle_spin 0: an idle processor parks at once. Each round waits until the other processor
+  // has parked, forks four children, and spins, leaving its queue alone, until they have run:
+  // only a wake-up can bring the other processor in. The first fork finds its queue empty and
+  // checks for parked processors; the three behind it skip the check, the first one's covering
+  // them (OwnedQueue::owner_push_record), and are stolen or taken as lone threads. Bounded by an
+  // iteration count of seconds, never by a sleep.
+  RuntimeConfig config = lazy_config(2);
+  config.idle_spin = 0;
+  Runtime rt{std::move(config)};
+  INFO(lazy(2));
+  const std::uint64_t bound = 400'000'000;
+  constexpr int rounds = 20, children = 4;
+  int round = 0;
+  std::uint64_t waited = 0;
+  rt.run([&] {
+    std::uint64_t parks = 0;  // the parks counted before the other processor's last wake-up
+    for (; round < rounds && waited < bound; ++round) {
+      while (rt.stats().parks == parks && waited < bound) ++waited;  // it has parked (again)
+      parks = rt.stats().parks;
+      std::atomic<int> ran{0};
+      std::vector<JoinHandle<void>> hs;
+      for (int i = 0; i < children; ++i) hs.push_back(fork([&] { ran.fetch_add(1, std::memory_order_release); }));
+      while (ran.load(std::memory_order_acquire) != children && waited < bound) ++waited;
+      for (auto& h : hs) h.join();
+    }
+  });
+  INFO("round " << round);
+  CHECK(waited < bound);
+  CHECK(round == rounds);
+}
