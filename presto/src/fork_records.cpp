@@ -221,9 +221,11 @@ void Dispatch::launch_record(ForkRecord& rec) {
     make_ready(materialize_taken(rec));
     return;
   }
+  // The only processor is the one running this code: nobody to wake.
+  const bool alone = r.processors.active() == 1;
   bool check;
   try {
-    check = q->owner_push_record(rec, q->pool->order_ == LocalQueuePool::Order::lifo);
+    check = q->owner_push_record(rec, q->pool->order_ == LocalQueuePool::Order::lifo, alone);
   } catch (...) {
     leave(p);
     throw;
@@ -231,10 +233,8 @@ void Dispatch::launch_record(ForkRecord& rec) {
   std::atomic<std::int64_t>& n = ps.records;  // written by p only
   n.store(n.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
   leave(p);
-  // No check where an earlier push's covers this one (OwnedQueue::owner_push_record), or where
-  // the only processor is the one running this code.
-  if (!check || r.processors.active() == 1) return;
-  r.wake_if_needed();
+  // No check where an earlier push's covers this one (OwnedQueue::owner_push_record).
+  if (check) r.wake_if_needed();
 }
 
 Thread& Dispatch::materialize_taken(ForkRecord& rec) noexcept {

@@ -130,17 +130,17 @@ namespace presto::detail {
   publish_size();
 }
 
-[[gnu::always_inline]] inline bool OwnedQueue::owner_push_record(ForkRecord& r, bool to_front) {
+[[gnu::always_inline]] inline bool OwnedQueue::owner_push_record(ForkRecord& r, bool to_front, bool alone) {
   owner_acquire();
   struct Release {  // the push throws if the ring cannot grow
     OwnedQueue& q;
     [[gnu::always_inline]] ~Release() { q.owner_release(); }
   } release{*this};
   if (tail_ - head_ > mask_) [[unlikely]] make_room();
-  const bool check = !checked_ || live() == 0;
+  const bool check = !alone && (!checked_ || live() == 0);
   place(tagged(r), to_front);
   publish_size();
-  checked_ = true;  // by us, if check: the caller checks next
+  checked_ = !alone;  // by the caller next (check), by an earlier pusher, or by nobody (alone)
   return check;
 }
 

@@ -114,8 +114,9 @@ class OwnedQueue {
   inline bool owner_withdraw(Thread& t) noexcept;
   // True if the pusher must then check for parked processors (RuntimeImpl::wake_if_needed);
   // false if the queue held work without a break since a record push whose pusher checked,
-  // and nothing else was queued since (`checked_`).
-  [[nodiscard]] inline bool owner_push_record(ForkRecord& r, bool to_front);
+  // and nothing else was queued since (`checked_`), or if the pusher is `alone`, the only
+  // active processor, which does not check (then the next push checks, if it is not alone).
+  [[nodiscard]] inline bool owner_push_record(ForkRecord& r, bool to_front, bool alone);
   inline bool owner_withdraw_record(ForkRecord& r) noexcept;
   // Takes the first entry if it is a record (a runner's next, Dispatch::run_records); nullptr
   // if the queue is empty or its first entry is a thread.
@@ -204,7 +205,8 @@ class OwnedQueue {
   // after it has counted itself a sleeper, fenced, and seen every queue empty (Processor::park),
   // so one that parked since that push saw it, or that pusher saw the sleeper: a record pushed
   // while this holds needs no check of its own, and no fence (a locked instruction a fork).
-  // Any other push clears it: a yield's requeue or a waker's push does not check.
+  // Any other push clears it (a yield's requeue or a waker's push does not check), and so does
+  // a record push by the only active processor, which does not check either.
   bool checked_ = false;
 };
 
