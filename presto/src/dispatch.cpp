@@ -42,10 +42,6 @@ inline void unpoison([[maybe_unused]] const Stack& s) noexcept {
 // A thread's affinity as a number (Thread::kAnyProcessor: none), without an optional.
 PRESTO_INLINE std::size_t Dispatch::pinned_to(const Thread& t) noexcept { return t.affinity_.load(std::memory_order_relaxed); }
 
-bool Dispatch::must_leave(Processor& p) noexcept {
-  return impl_of(p).stopping() || p.phase_.load(std::memory_order_relaxed) != Processor::Phase::active;
-}
-
 PRESTO_INLINE Thread* Dispatch::next_for(Processor& p) {
   RuntimeImpl& r = impl_of(p);
   if (r.stopping() || p.phase_.load(std::memory_order_relaxed) != Processor::Phase::active) [[unlikely]] {
@@ -162,10 +158,6 @@ void Dispatch::yield(Processor& p, Thread& self) {
   switch_to(p, &self, self.context_, next);
 }
 
-// Room a joiner keeps below its own frame, beyond the stack_size it leaves to an inline child:
-// the frames of join_inline, run_inline and run_body, and a signal frame (preemption).
-constexpr std::size_t kInlineMargin = 8 * 1024;
-
 PRESTO_INLINE bool Dispatch::may_join_inline(RuntimeImpl& r, Processor& p, const Thread& self, const Thread& child) noexcept {
   // Only threads of class Thread itself (a subclass may observe its dispatches and sleeps), on
   // a default-size stack, that may run here. (Whether it has ever run is known only once it is
@@ -175,13 +167,6 @@ PRESTO_INLINE bool Dispatch::may_join_inline(RuntimeImpl& r, Processor& p, const
   }
   if (const std::size_t pinned = pinned_to(child); pinned != Thread::kAnyProcessor && pinned != p.index_) return false;
   return has_inline_room(r, self);
-}
-
-bool Dispatch::has_inline_room(const RuntimeImpl& r, const Thread& host) noexcept {
-  // The child is promised stack_size bytes of stack: the joiner's must have them free.
-  const auto* frame = static_cast<const char*>(__builtin_frame_address(0));
-  const auto* base = static_cast<const char*>(host.stack_.base);
-  return base != nullptr && frame > base && static_cast<std::size_t>(frame - base) >= r.stack_size + kInlineMargin;
 }
 
 bool Dispatch::join_inline(Thread& self, Thread& child) {

@@ -27,6 +27,7 @@
 
 #include "asymmetric_fence.hpp"
 #include "current.hpp"
+#include "runtime_impl.hpp"
 
 namespace presto::detail {
 
@@ -107,7 +108,7 @@ class Dispatch {
   static void discard_stack(Thread& t, StackAllocator& stacks) noexcept;
 
   // Lazy forks (presto/detail/fork_record.hpp; their code is in fork_records.cpp).
-  static ForkRecord* new_record(Runtime& rt) noexcept;
+  static ForkRecord* new_record(Processor& p) noexcept;  // for a fork on p, the calling processor
   static void launch_record(ForkRecord& rec);
   // JoinHandle's join (token: join(token), which never runs the record here): see fork_record.hpp.
   static bool join_record(ForkRecord& rec, const std::stop_token* token);
@@ -149,7 +150,9 @@ class Dispatch {
     return static_cast<LocalQueuePool::Queue*>(p.own_queue_.load(std::memory_order_acquire));
   }
   // The run ends or p is being removed: its thread goes to the pool even if none is ready.
-  static bool must_leave(Processor& p) noexcept;
+  [[gnu::always_inline]] static bool must_leave(Processor& p) noexcept {
+    return RuntimeImpl::of(p.runtime()).stopping() || p.phase_.load(std::memory_order_relaxed) != Processor::Phase::active;
+  }
   static Thread* next_for(Processor& p);
   // Scheduler::next(p) and Scheduler::ready(t) on p, inline for the default components.
   static Thread* scheduler_next(RuntimeImpl& r, Processor& p);
@@ -160,8 +163,15 @@ class Dispatch {
   static bool yield_in_place(RuntimeImpl& r, Processor& p, Thread& self);
   // Whether self may run child inline (everything but the withdrawal).
   static bool may_join_inline(RuntimeImpl& r, Processor& p, const Thread& self, const Thread& child) noexcept;
-  // Whether the stack of `host`, which the caller runs on, has room for an inline child.
-  static bool has_inline_room(const RuntimeImpl& r, const Thread& host) noexcept;
+  // Whether the stack of `host`, which the caller runs on, has room for an inline child: the
+  // stack_size it is promised, and kInlineMargin for the frames of join_inline, run_inline and
+  // run_body (or of a record's call), and a signal frame (preemption).
+  static constexpr std::size_t kInlineMargin = 8 * 1024;
+  [[gnu::always_inline]] static bool has_inline_room(const RuntimeImpl& r, const Thread& host) noexcept {
+    const auto* frame = static_cast<const char*>(__builtin_frame_address(0));
+    const auto* base = static_cast<const char*>(host.stack_.base);
+    return base != nullptr && frame > base && static_cast<std::size_t>(frame - base) >= r.stack_size + kInlineMargin;
+  }
   // Runs child, withdrawn from the scheduler, on self's stack; inside p's gate on entry.
   // Returns whether child's spinlock is held (end_thread kept it); the caller needs it held.
   static bool run_inline(Processor& p, Thread& self, Thread& child);
@@ -169,7 +179,10 @@ class Dispatch {
   // a thread): self is p's current thread again, wherever child ended. Returns whether child's
   // spinlock is held (as end_thread).
   static bool end_inline(Thread& self, Thread& child) noexcept;
+  // A record taken back out of its queue by its joiner on p (inside p's gate): from p's own
+  // queue `own`, or, stolen, from the queue q of another processor. False if it is not there.
   static bool withdraw_record(Processor& p, LocalQueuePool::Queue& own, ForkRecord& rec) noexcept;
+  static bool withdraw_stolen(Processor& p, OwnedQueue* q, ForkRecord& rec) noexcept;
   // The join's own run of a record it withdrew from a queue of the pool in force (ran); else
   // whether it is not in one just now (elsewhere) or may not run here (cannot).
   enum class Here { ran, elsewhere, cannot };

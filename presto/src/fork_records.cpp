@@ -55,18 +55,21 @@ std::string describe(const ForkRecord& rec) {
 
 // --- the records' memory ----------------------------------------------------------------
 
-ForkRecord* RuntimeImpl::take_record(Processor& p) noexcept {
+[[gnu::always_inline]] inline ForkRecord* RuntimeImpl::take_record(Processor& p) noexcept {
   ProcessorState& ps = *p.state_;
-  if (ps.free_records.empty()) [[unlikely]] {
-    if (!ps.spilled.empty()) {
-      ps.spilled.move_to(ps.free_records);
-    } else {
-      {
-        std::lock_guard guard(records_lock);
-        shared_free_records.move_to(ps.free_records);
-      }
-      if (ps.free_records.empty() && !add_record_slab(ps)) return nullptr;
+  if (ps.free_records.empty()) [[unlikely]] return refill_and_take(ps);
+  return &ps.free_records.pop();
+}
+
+ForkRecord* RuntimeImpl::refill_and_take(ProcessorState& ps) noexcept {
+  if (!ps.spilled.empty()) {
+    ps.spilled.move_to(ps.free_records);
+  } else {
+    {
+      std::lock_guard guard(records_lock);
+      shared_free_records.move_to(ps.free_records);
     }
+    if (ps.free_records.empty() && !add_record_slab(ps)) return nullptr;
   }
   return &ps.free_records.pop();
 }
@@ -89,15 +92,22 @@ bool RuntimeImpl::add_record_slab(ProcessorState& ps) noexcept {
   return true;
 }
 
-void RuntimeImpl::give_back(ForkRecord& rec) noexcept {
+[[gnu::always_inline]] inline void RuntimeImpl::give_back(ForkRecord& rec) noexcept {
   rec.task.reset();
   rec.exception = nullptr;
-  if (Processor* p = own_processor(*this)) {
+  if (Processor* p = own_processor(*this)) [[likely]] {
     ProcessorState& ps = *p->state_;
     if (ps.free_records.count < ProcessorState::kKeptRecords) [[likely]] {
       ps.free_records.push(rec);
       return;
     }
+  }
+  give_back_beyond(rec);
+}
+
+void RuntimeImpl::give_back_beyond(ForkRecord& rec) noexcept {
+  if (Processor* p = own_processor(*this)) {
+    ProcessorState& ps = *p->state_;
     ps.spilled.push(rec);
     if (ps.spilled.count < ProcessorState::kSpilledRecords) return;
     std::lock_guard guard(records_lock);
@@ -246,6 +256,19 @@ Thread& Dispatch::materialize_taken(ForkRecord& rec) noexcept {
   return t;
 }
 
+[[gnu::always_inline]] inline bool Dispatch::withdraw_record(Processor& p, LocalQueuePool::Queue& own, ForkRecord& rec) noexcept {
+  OwnedQueue* q = rec.queue.load(std::memory_order_relaxed);
+  if (q == &own) [[likely]] return own.owner_withdraw_record(rec);
+  return withdraw_stolen(p, q, rec);
+}
+
+bool Dispatch::withdraw_stolen(Processor& p, OwnedQueue* q, ForkRecord& rec) noexcept {
+  // Stolen into another processor's queue of the same pool (which stays in force while p is
+  // inside its gate): take it from there.
+  q = queue_of_pool_in_force(impl_of(p), q);
+  return q != nullptr && q->withdraw_record(rec);
+}
+
 [[gnu::always_inline]] inline Dispatch::Here Dispatch::run_here(ForkRecord& rec) {
   Processor* const p = current_processor();  // read once: nothing here switches before the call
   if (p == nullptr || &p->runtime() != rec.runtime) return Here::cannot;
@@ -308,14 +331,6 @@ bool Dispatch::join_elsewhere(ForkRecord& rec, const std::stop_token* token) {
   }
 }
 
-bool Dispatch::withdraw_record(Processor& p, LocalQueuePool::Queue& own, ForkRecord& rec) noexcept {
-  OwnedQueue* q = rec.queue.load(std::memory_order_relaxed);
-  if (q == &own) [[likely]] return own.owner_withdraw_record(rec);
-  // Stolen into another processor's queue of the same pool (which stays in force while p is
-  // inside its gate): take it from there.
-  q = queue_of_pool_in_force(impl_of(p), q);
-  return q != nullptr && q->withdraw_record(rec);
-}
 
 void Dispatch::run_record(Processor& p, ForkRecord& rec, Thread* self, Thread& host) {
   // In p's gate: rec is ours alone.
@@ -535,17 +550,23 @@ Thread& Dispatch::make_running_thread(Processor& p, ForkRecord& rec) noexcept {
 
 // --- the public side (fork_record.hpp) ------------------------------------------------------
 
-ForkRecord* Dispatch::new_record(Runtime& rt) noexcept {
-  Processor* p = current_processor();
-  if (p == nullptr || &p->runtime() != &rt) return nullptr;
-  RuntimeImpl& r = RuntimeImpl::of(rt);
-  if (!r.records_allowed.load(std::memory_order_relaxed) || p->own_queue_.load(std::memory_order_relaxed) == nullptr) {
+[[gnu::always_inline]] inline ForkRecord* Dispatch::new_record(Processor& p) noexcept {
+  RuntimeImpl& r = impl_of(p);
+  if (!r.records_allowed.load(std::memory_order_relaxed) || p.own_queue_.load(std::memory_order_relaxed) == nullptr) {
     return nullptr;
   }
-  return r.take_record(*p);
+  return r.take_record(p);
 }
 
-ForkRecord* new_record(Runtime& rt) noexcept { return Dispatch::new_record(rt); }
+ForkRecord* new_record(Runtime& rt) noexcept {
+  Processor* p = current_processor();
+  return p != nullptr && &p->runtime() == &rt ? Dispatch::new_record(*p) : nullptr;
+}
+
+ForkRecord* new_record_here() noexcept {
+  Processor* p = current_processor();
+  return p != nullptr ? Dispatch::new_record(*p) : nullptr;
+}
 
 void launch_record(ForkRecord& r) { Dispatch::launch_record(r); }
 

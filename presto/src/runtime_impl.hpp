@@ -223,6 +223,8 @@ class RuntimeImpl {
   // (nullptr: no memory); one back to the calling processor's free list (or the runtime's).
   ForkRecord* take_record(Processor& p) noexcept;
   void give_back(ForkRecord& rec) noexcept;
+  ForkRecord* refill_and_take(ProcessorState& ps) noexcept;  // take_record's, p's list empty
+  void give_back_beyond(ForkRecord& rec) noexcept;  // give_back's, elsewhere or beyond kKeptRecords
   std::size_t records_made() const noexcept;  // RuntimeStats::fork_records
   // Records alive (see ProcessorState::records), counted on the calling processor.
   void count_records(std::int64_t change) noexcept;

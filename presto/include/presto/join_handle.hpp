@@ -25,6 +25,7 @@
 namespace presto {
 
 namespace detail {
+struct RecordFork;
 // Gives up a handle's claim on a forked control block (detach, or a failed join).
 void release_handle(Thread& t) noexcept;
 // The same after a join returned: t is terminated, its end published, nobody else touches it.
@@ -98,6 +99,7 @@ class [[nodiscard]] JoinHandle {
 
  private:
   friend class Runtime;
+  friend struct detail::RecordFork;
   explicit JoinHandle(Thread& t) noexcept : thread_(&t), id_(t.id()) {}
   explicit JoinHandle(detail::ForkRecord& r) noexcept : record_(&r), id_(r.id) {}
 

@@ -58,6 +58,23 @@ namespace detail {
 class RuntimeImpl;
 class RuntimeAllocation;
 class Dispatch;
+
+// The lazy fork (RuntimeConfig::lazy_forks) once a record is taken (new_record or
+// new_record_here): the body moved into it, the record queued, its handle made. If the body's
+// move or the queueing throws, the record goes back unlaunched and the exception on.
+struct RecordFork {
+  template <class R, class F, class... Args>
+  static JoinHandle<R> launch(ForkRecord& r, F&& f, Args&&... args) {
+    try {
+      r.task.emplace(std::forward<F>(f), std::forward<Args>(args)...);
+      launch_record(r);
+    } catch (...) {
+      drop_record(r);
+      throw;
+    }
+    return JoinHandle<R>(r);
+  }
+};
 }  // namespace detail
 
 // Where the control blocks and stacks of finished threads wait to be reused: Anderson,
@@ -251,14 +268,8 @@ class Runtime {
     requires std::invocable<std::decay_t<F>, std::decay_t<Args>...>
   JoinHandle<detail::task_result_t<F, Args...>> fork(F&& f, Args&&... args) {
     if (detail::ForkRecord* r = detail::new_record(*this)) {  // RuntimeConfig::lazy_forks
-      try {
-        r->task.emplace(std::forward<F>(f), std::forward<Args>(args)...);
-        detail::launch_record(*r);
-      } catch (...) {
-        detail::drop_record(*r);
-        throw;
-      }
-      return JoinHandle<detail::task_result_t<F, Args...>>(*r);
+      return detail::RecordFork::launch<detail::task_result_t<F, Args...>>(*r, std::forward<F>(f),
+                                                                           std::forward<Args>(args)...);
     }
     Thread& t = make_thread(nullptr);
     return start_forked<detail::task_result_t<F, Args...>>(t, std::forward<F>(f), std::forward<Args>(args)...);
@@ -395,6 +406,10 @@ Runtime& current_runtime(const char* operation);
 template <class F, class... Args>
   requires std::invocable<std::decay_t<F>, std::decay_t<Args>...>
 [[nodiscard]] JoinHandle<detail::task_result_t<F, Args...>> fork(F&& f, Args&&... args) {
+  if (detail::ForkRecord* r = detail::new_record_here()) {  // as Runtime::fork, without naming the runtime
+    return detail::RecordFork::launch<detail::task_result_t<F, Args...>>(*r, std::forward<F>(f),
+                                                                         std::forward<Args>(args)...);
+  }
   return detail::current_runtime("presto::fork").fork(std::forward<F>(f), std::forward<Args>(args)...);
 }
 

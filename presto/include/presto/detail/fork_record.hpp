@@ -95,6 +95,9 @@ struct ForkRecord {
 // caller makes a thread); then its launch, which gives it its id and queues it (it may throw
 // std::bad_alloc, the ring being full; then the caller drops it).
 ForkRecord* new_record(Runtime& rt) noexcept;
+// The same for a fork from the calling presto thread in its own runtime, whichever it is
+// (presto::fork: one call, where naming the runtime first would take another).
+ForkRecord* new_record_here() noexcept;
 void launch_record(ForkRecord& r);
 void drop_record(ForkRecord& r) noexcept;  // never launched: back to the free list
 
