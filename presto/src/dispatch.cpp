@@ -43,11 +43,8 @@ inline void unpoison([[maybe_unused]] const Stack& s) noexcept {
 PRESTO_INLINE std::size_t Dispatch::pinned_to(const Thread& t) noexcept { return t.affinity_.load(std::memory_order_relaxed); }
 
 PRESTO_INLINE Thread* Dispatch::next_for(Processor& p) {
-  RuntimeImpl& r = impl_of(p);
-  if (r.stopping() || p.phase_.load(std::memory_order_relaxed) != Processor::Phase::active) [[unlikely]] {
-    return nullptr;  // the run ends, or p is being removed (Runtime::set_processors)
-  }
-  return scheduler_next(r, p);
+  if (must_leave(p)) [[unlikely]] return nullptr;  // the run ends, or p is being removed (Runtime::set_processors)
+  return scheduler_next(impl_of(p), p);
 }
 
 // A plain Scheduler's next and ready are its pool's get and put; a waker-placement

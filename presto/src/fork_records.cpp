@@ -331,7 +331,6 @@ bool Dispatch::join_elsewhere(ForkRecord& rec, const std::stop_token* token) {
   }
 }
 
-
 void Dispatch::run_record(Processor& p, ForkRecord& rec, Thread* self, Thread& host) {
   // In p's gate: rec is ours alone.
   rec.state.store(ForkRecord::kInlineRun, std::memory_order_relaxed);

@@ -221,6 +221,7 @@ class RuntimeImpl {
   void recycle(Thread& t) noexcept;  // a forked control block nobody references any more
   // Lazy forks (fork_records.cpp; Dispatch has the rest). A free record for a fork on p
   // (nullptr: no memory); one back to the calling processor's free list (or the runtime's).
+  // Both are inline in fork_records.cpp, their only user; their rare ends are the next two.
   ForkRecord* take_record(Processor& p) noexcept;
   void give_back(ForkRecord& rec) noexcept;
   ForkRecord* refill_and_take(ProcessorState& ps) noexcept;  // take_record's, p's list empty
