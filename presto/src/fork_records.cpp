@@ -95,18 +95,19 @@ bool RuntimeImpl::add_record_slab(ProcessorState& ps) noexcept {
 [[gnu::always_inline]] inline void RuntimeImpl::give_back(ForkRecord& rec) noexcept {
   rec.task.reset();
   rec.exception = nullptr;
-  if (Processor* p = own_processor(*this)) [[likely]] {
+  Processor* const p = own_processor(*this);
+  if (p != nullptr) [[likely]] {
     ProcessorState& ps = *p->state_;
     if (ps.free_records.count < ProcessorState::kKeptRecords) [[likely]] {
       ps.free_records.push(rec);
       return;
     }
   }
-  give_back_beyond(rec);
+  give_back_beyond(rec, p);
 }
 
-void RuntimeImpl::give_back_beyond(ForkRecord& rec) noexcept {
-  if (Processor* p = own_processor(*this)) {
+void RuntimeImpl::give_back_beyond(ForkRecord& rec, Processor* p) noexcept {
+  if (p != nullptr) {
     ProcessorState& ps = *p->state_;
     ps.spilled.push(rec);
     if (ps.spilled.count < ProcessorState::kSpilledRecords) return;

@@ -225,7 +225,9 @@ class RuntimeImpl {
   ForkRecord* take_record(Processor& p) noexcept;
   void give_back(ForkRecord& rec) noexcept;
   ForkRecord* refill_and_take(ProcessorState& ps) noexcept;  // take_record's, p's list empty
-  void give_back_beyond(ForkRecord& rec) noexcept;  // give_back's, elsewhere or beyond kKeptRecords
+  // give_back's, p being the calling processor of this runtime (nullptr: none) whose list
+  // holds kKeptRecords already.
+  void give_back_beyond(ForkRecord& rec, Processor* p) noexcept;
   std::size_t records_made() const noexcept;  // RuntimeStats::fork_records
   // Records alive (see ProcessorState::records), counted on the calling processor.
   void count_records(std::int64_t change) noexcept;
