@@ -13,7 +13,8 @@ from this one run, runs the apps and the echo servers (benchmarks/echo/echo_benc
 Go, Boost.Fiber + Asio under one client), then writes results.jsonl (one JSON line per
 measurement and per ratio), table.md and SVG plots. Standard library only. Right after
 presto_bench it runs benchmarks/psim_phold --no-sweep, whose ratios (PSIM's PHOLD targets)
-join the target table.
+join the target table; beside Figure 3's targets it prints benchmarks/figure3_floor (the product
+as bare records: the floor) and benchmarks/figure3_split (where PRESTO's time goes in it).
 """
 
 import argparse
@@ -99,8 +100,8 @@ def run(cmd, **kw):
 # ---------------------------------------------------------------- running
 
 def build_suite(build_dir):
-    run(["ninja", "-C", build_dir, "benchmarks/presto_bench", "benchmarks/sharing_job", "benchmarks/figure3_floor"],
-        stdout=sys.stderr)
+    run(["ninja", "-C", build_dir, "benchmarks/presto_bench", "benchmarks/sharing_job", "benchmarks/figure3_floor",
+         "benchmarks/figure3_split"], stdout=sys.stderr)
     if shutil.which("pkg-config") and subprocess.run(["pkg-config", "--exists", "ck"]).returncode == 0:
         run(["ninja", "-C", build_dir, "benchmarks/spinlocks"], stdout=sys.stderr)  # needs Concurrency Kit
     # PSIM's PHOLD targets; optional like the apps: a build without it skips them (run_phold says so).
@@ -193,6 +194,34 @@ def run_floor(args, build_dir, out_dir):
     rows = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
     append_results(out_dir, rows)
     return rows
+
+
+def run_split(args, build_dir, out_dir):
+    """Runs benchmarks/figure3_split (Figure 3's product with PRESTO threads, each element's kernel
+    timed on the processor that runs it); appends its rows to results.jsonl and returns them."""
+    exe = os.path.join(build_dir, "benchmarks", "figure3_split")
+    if not os.path.exists(exe):
+        log("benchmarks/figure3_split not built: where Figure 3's time goes is skipped")
+        return []
+    out = run([exe] + (["--quick"] if args.quick else []), stdout=subprocess.PIPE).stdout
+    sys.stdout.write(out)
+    rows = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
+    append_results(out_dir, rows)
+    return rows
+
+
+def split_table(split):
+    """figure3_split's rows: per thread count and processor, the kernel and the time outside it (ms)."""
+    rows = ["| threads | wall (untimed) | processor | elements | kernel | between elements (an element) "
+            "| before the first | after the last |", "|---|---|---|---|---|---|---|---|"]
+    for r in split:
+        for q in range(r["processors"]):
+            n = r["elements"][q]
+            each = f" ({r['between_ms'][q] * 1e6 / (n - 1):.0f} ns)" if n > 1 else ""
+            rows.append(f"| {r['split']:,} | {r['wall_ms']:.3g} ms ({r['untimed_ms']:.3g}) | {q} | {n:,.0f} | "
+                        f"{r['kernel_ms'][q]:.3g} ms | {r['between_ms'][q]:.3g} ms{each} | {r['before_ms'][q]:.3g} ms | "
+                        f"{r['after_ms'][q]:.3g} ms |")
+    return "\n".join(rows)
 
 
 def floor_table(floor, ratios):
@@ -707,7 +736,8 @@ def machine():
     return f"{cpu}, {os.cpu_count()} hardware threads{mem}, Linux {platform.release()}"
 
 
-def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=(), sharing="", echo_ms=(), floor=()):
+def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=(), sharing="", echo_ms=(), floor=(),
+           split=()):
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts = [f"Measured {when} on {machine()}" + (" (--quick: reduced counts)" if quick else "") + "."
              + (f" {note}" if note else ""), "",
@@ -718,6 +748,13 @@ def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=(), 
                   "a fork writes a record, the joiner calls a still-queued one, and a second OS thread steals and "
                   "calls the rest (docs/design/lazy-forks.md). Its best ratio is about as low as any runtime "
                   "that forks 40,000 pieces of work can go here; medians.", "", floor_table(floor, ratios), ""]
+    if split:
+        parts += ["### Where Figure 3's time goes (same run)", "",
+                  "`benchmarks/figure3_split` runs Figure 3's product with PRESTO threads (the paper's kernel) and "
+                  "times each element's kernel on the processor that runs it: per processor, the time in the kernel, "
+                  "between its elements (the runtime's forks, joins, steals and dispatches, and any wait), before "
+                  "its first element and after its last (to the product's end). Medians; the wall time in "
+                  "brackets is the same product untimed.", "", split_table(split), ""]
     parts += ["### Every measurement (median of the repetitions ± spread = (max − min) / median)", "",
               comparison_table(ms), "", "### Plots", ""]
     for name, caption in made:
@@ -794,6 +831,7 @@ def main():
     append_results(out_dir, app_ms)
     spin_ms, spin_notes = run_spinlocks(args, build_dir, out_dir)
     floor = run_floor(args, build_dir, out_dir)
+    split = run_split(args, build_dir, out_dir)
     sharing = run_sharing(args, build_dir, out_dir)
     echo_ms = [] if args.no_echo else echo_bench.run_echo(args.quick, args.processors, build_dir,
                                                                  ninja=not args.no_build)
@@ -807,7 +845,8 @@ def main():
             "Spinning and blocking: " + "; ".join(
             n for n in spin_notes if "prediction" in n) + "."
     plot_rel = "benchmarks" if full else "plots"
-    section = report(ms, ratios, made, plot_rel, args.quick, args.note, app_ms, procsched_ms, sharing, echo_ms, floor)
+    section = report(ms, ratios, made, plot_rel, args.quick, args.note, app_ms, procsched_ms, sharing, echo_ms, floor,
+                     split)
     with open(os.path.join(out_dir, "table.md"), "w") as f:
         f.write(section + "\n")
     if full:
