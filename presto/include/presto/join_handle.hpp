@@ -69,7 +69,7 @@ class [[nodiscard]] JoinHandle {
   // finished (presto/stop_token.hpp); the handle then stays joinable.
   R join(const std::stop_token& token) {
     if (record_ != nullptr) {
-      if (detail::join_record(*record_, token)) return take_record_result();
+      if (detail::ended_on_runner(*record_) || detail::join_record(*record_, token)) return take_record_result();
       thread_ = &detail::take_thread(*std::exchange(record_, nullptr));
     }
     if (thread_ == nullptr) detail::throw_empty_handle(id_, name_, "join");
@@ -108,10 +108,10 @@ class [[nodiscard]] JoinHandle {
     if (thread_ != nullptr) detail::release_handle(*std::exchange(thread_, nullptr));
   }
 
-  // join() of a record: run here if it is still queued, waited for if a runner holds it, else
-  // through its thread.
+  // join() of a record: nothing to do if a runner ended it, run here if it is still queued,
+  // waited for if a runner holds it, else through its thread.
   R join_record() {
-    if (!detail::join_record(*record_)) {
+    if (!detail::ended_on_runner(*record_) && !detail::join_record(*record_)) {
       thread_ = &detail::take_thread(*std::exchange(record_, nullptr));
       return join();
     }

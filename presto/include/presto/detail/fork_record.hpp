@@ -101,6 +101,15 @@ ForkRecord* new_record_here() noexcept;
 void launch_record(ForkRecord& r);
 void drop_record(ForkRecord& r) noexcept;  // never launched: back to the free list
 
+// Whether a runner ran the record to its end, its result or exception now in it: a join has
+// nothing to wait for, and the record is the handle's to free. Checked inline before the join's
+// call: the common case of a record another processor stole and ran (Figure 3's main, joining
+// in fork order what the other processor took).
+[[gnu::always_inline]] inline bool ended_on_runner(const ForkRecord& r) noexcept {
+  constexpr std::uint32_t mask = ForkRecord::kHow | ForkRecord::kEnded;
+  return (r.state.load(std::memory_order_acquire) & mask) == (ForkRecord::kOnRunner | ForkRecord::kEnded);
+}
+
 // JoinHandle's operations on a record (fork_records.cpp):
 // join: true if the record ended, having run here or on a runner (its result or exception is
 // in it), false if it has a thread to join instead (`thread`).
