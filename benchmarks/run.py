@@ -182,32 +182,30 @@ def run_phold(args, build_dir, out_dir):
     return ratios
 
 
-def run_floor(args, build_dir, out_dir):
-    """Runs benchmarks/figure3_floor (Figure 3's product as 40,000 bare records, no threads: what any
-    design could reach on this machine); appends its rows to results.jsonl and returns them."""
-    exe = os.path.join(build_dir, "benchmarks", "figure3_floor")
+def run_json_rows(args, build_dir, out_dir, name, skipped):
+    """Runs benchmarks/NAME (--quick with ours), echoes its output, appends its JSON lines to
+    results.jsonl and returns them; [] with a note naming what is `skipped` where it was not built."""
+    exe = os.path.join(build_dir, "benchmarks", name)
     if not os.path.exists(exe):
-        log("benchmarks/figure3_floor not built: Figure 3's floor is skipped")
+        log(f"benchmarks/{name} not built: {skipped} is skipped")
         return []
     out = run([exe] + (["--quick"] if args.quick else []), stdout=subprocess.PIPE).stdout
     sys.stdout.write(out)
     rows = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
     append_results(out_dir, rows)
     return rows
+
+
+def run_floor(args, build_dir, out_dir):
+    """benchmarks/figure3_floor: Figure 3's product as 40,000 bare records, no threads (what any
+    design could reach on this machine)."""
+    return run_json_rows(args, build_dir, out_dir, "figure3_floor", "Figure 3's floor")
 
 
 def run_split(args, build_dir, out_dir):
-    """Runs benchmarks/figure3_split (Figure 3's product with PRESTO threads, each element's kernel
-    timed on the processor that runs it); appends its rows to results.jsonl and returns them."""
-    exe = os.path.join(build_dir, "benchmarks", "figure3_split")
-    if not os.path.exists(exe):
-        log("benchmarks/figure3_split not built: where Figure 3's time goes is skipped")
-        return []
-    out = run([exe] + (["--quick"] if args.quick else []), stdout=subprocess.PIPE).stdout
-    sys.stdout.write(out)
-    rows = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
-    append_results(out_dir, rows)
-    return rows
+    """benchmarks/figure3_split: Figure 3's product with PRESTO threads, each element's kernel
+    timed on the processor that runs it."""
+    return run_json_rows(args, build_dir, out_dir, "figure3_split", "where Figure 3's time goes")
 
 
 def split_table(split):

@@ -38,38 +38,12 @@
 #include <thread>
 #include <vector>
 
+#include "figure3_product.hpp"
+
 namespace {
 
-constexpr std::size_t kN = 200;
-constexpr std::size_t kMaxParts = kN * kN;  // one part per element
-
-class Product {
- public:
-  Product() : a_(kN * kN), bt_(kN * kN), c_(kN * kN) {
-    for (std::size_t i = 0; i < kN * kN; ++i) {
-      a_[i] = static_cast<double>(i % 7);
-      bt_[i] = static_cast<double>(i % 5);
-    }
-  }
-  void part(std::size_t t, std::size_t parts) {
-    for (std::size_t e = kN * kN * t / parts, last = kN * kN * (t + 1) / parts; e < last; ++e) {
-      const double* row = &a_[(e / kN) * kN];
-      const double* col = &bt_[(e % kN) * kN];
-      double sum = 0;
-      for (std::size_t k = 0; k < kN; ++k) sum += row[k] * col[k];
-      c_[e] = sum;
-    }
-  }
-  void clear() { std::fill(c_.begin(), c_.end(), -1.0); }
-  double checksum() const {
-    double s = 0;
-    for (double x : c_) s += x;
-    return s;
-  }
-
- private:
-  std::vector<double> a_, bt_, c_;
-};
+using Product = presto::bench::Figure3Product;
+constexpr std::size_t kMaxParts = Product::kElements;  // one part per element
 
 class TasLock {
  public:

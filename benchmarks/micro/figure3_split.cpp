@@ -34,10 +34,13 @@
 
 #include <presto/presto.hpp>
 
+#include "figure3_product.hpp"
+
 namespace {
 
-constexpr std::size_t kN = 200;
-constexpr std::size_t kElements = kN * kN;
+using Product = presto::bench::Figure3Product;
+
+constexpr std::size_t kElements = Product::kElements;
 
 // Ticks of the clock the elements are timed with; Clock::ns converts them.
 class Clock {
@@ -64,29 +67,6 @@ class Clock {
     return static_cast<double>(std::chrono::steady_clock::period::den) / std::chrono::steady_clock::period::num / 1e9;
 #endif
   }
-};
-
-class Product {
- public:
-  Product() : a_(kElements), bt_(kElements), c_(kElements) {
-    for (std::size_t i = 0; i < kElements; ++i) {
-      a_[i] = static_cast<double>(i % 7);
-      bt_[i] = static_cast<double>(i % 5);
-    }
-  }
-  // Element e of C.
-  [[gnu::noinline]] void element(std::size_t e) noexcept {
-    const double* row = &a_[(e / kN) * kN];
-    const double* col = &bt_[(e % kN) * kN];
-    double sum = 0;
-    for (std::size_t k = 0; k < kN; ++k) sum += row[k] * col[k];
-    c_[e] = sum;
-  }
-  void clear() { std::fill(c_.begin(), c_.end(), -1.0); }
-  const std::vector<double>& c() const noexcept { return c_; }
-
- private:
-  std::vector<double> a_, bt_, c_;
 };
 
 // Each element's processor and the clock before and after its kernel, for one product.
