@@ -6,8 +6,9 @@
 // took in the kernel, and the time between them: the runtime's (forks, joins, steals,
 // dispatches) and any wait for work. So Figure 3's ratio falls into its two halves: does the
 // kernel itself run slower element by element, or is it what lies between the elements?
-// (A sampling profile cannot tell: a sample lands on whatever instruction the processor
-// retires, and the time a record's cold line costs shows up wherever it is first touched.)
+// (A sampling profile gives shares of samples, not times: a share becomes a time only
+// against a time from the same run, and a cold line's cost lands on whichever instruction
+// waits for it.)
 //
 // The timing adds two reads of the clock an element (the time-stamp counter on x86-64,
 // steady_clock elsewhere), so every row also gives the same product's time with no timing
@@ -42,7 +43,7 @@ using Product = presto::bench::Figure3Product;
 
 constexpr std::size_t kElements = Product::kElements;
 
-// Ticks of the clock the elements are timed with; Clock::ns converts them.
+// The clock the elements are timed with, in ticks; ticks_per_ns converts them.
 class Clock {
  public:
   static std::uint64_t now() noexcept {
