@@ -123,6 +123,7 @@ void figure3_tight(Suite& s, std::size_t p) {
       std::vector<std::thread> threads;
       for (std::size_t q = 0; q < p; ++q) {
         threads.emplace_back([&m, q, p] {
+          Pinned::only(q);
           for (std::size_t e = m.elements() * q / p, last = m.elements() * (q + 1) / p; e < last; ++e) m.compute(e, e + 1);
         });
       }

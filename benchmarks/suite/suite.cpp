@@ -49,6 +49,23 @@ Pinned::Pinned(std::size_t cpus) {
   pthread_setaffinity_np(pthread_self(), sizeof mask, &mask);
 }
 
+void Pinned::only(std::size_t index) {
+  cpu_set_t allowed;
+  pthread_getaffinity_np(pthread_self(), sizeof allowed, &allowed);
+  const int count = CPU_COUNT(&allowed);
+  if (count == 0) return;
+  std::size_t nth = index % static_cast<std::size_t>(count);
+  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
+    if (!CPU_ISSET(cpu, &allowed)) continue;
+    if (nth-- != 0) continue;
+    cpu_set_t mask;
+    CPU_ZERO(&mask);
+    CPU_SET(cpu, &mask);
+    pthread_setaffinity_np(pthread_self(), sizeof mask, &mask);
+    return;
+  }
+}
+
 Pinned::~Pinned() { pthread_setaffinity_np(pthread_self(), sizeof saved_, &saved_); }
 
 void with_fibers(std::size_t processors, const std::function<void()>& body) {

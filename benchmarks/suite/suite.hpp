@@ -58,6 +58,10 @@ class Suite {
 class Pinned {
  public:
   explicit Pinned(std::size_t cpus);
+  // Pins the calling OS thread to one CPU: the `index`-th of those it may use (modulo their
+  // number). For a baseline of P OS threads, one per CPU, that the kernel's wake-up placement
+  // must not put on one CPU together (it may, for a millisecond or more, when they are new).
+  static void only(std::size_t index);
   Pinned(const Pinned&) = delete;
   Pinned& operator=(const Pinned&) = delete;
   ~Pinned();
