@@ -36,16 +36,29 @@ const Result* Suite::find(const std::string& name, const std::string& system, st
   return nullptr;
 }
 
-Pinned::Pinned(std::size_t cpus) {
-  pthread_getaffinity_np(pthread_self(), sizeof saved_, &saved_);
+namespace {
+
+// The CPUs of `allowed` from its `skip`-th on, `take` of them at most (in CPU order).
+cpu_set_t some_of(const cpu_set_t& allowed, std::size_t skip, std::size_t take) {
   cpu_set_t mask;
   CPU_ZERO(&mask);
-  for (int cpu = 0; cpu < CPU_SETSIZE && cpus > 0; ++cpu) {
-    if (CPU_ISSET(cpu, &saved_)) {
-      CPU_SET(cpu, &mask);
-      --cpus;
+  for (int cpu = 0; cpu < CPU_SETSIZE && take > 0; ++cpu) {
+    if (!CPU_ISSET(cpu, &allowed)) continue;
+    if (skip > 0) {
+      --skip;
+      continue;
     }
+    CPU_SET(cpu, &mask);
+    --take;
   }
+  return mask;
+}
+
+}  // namespace
+
+Pinned::Pinned(std::size_t cpus) {
+  pthread_getaffinity_np(pthread_self(), sizeof saved_, &saved_);
+  const cpu_set_t mask = some_of(saved_, 0, cpus);
   pthread_setaffinity_np(pthread_self(), sizeof mask, &mask);
 }
 
@@ -54,16 +67,8 @@ void Pinned::only(std::size_t index) {
   pthread_getaffinity_np(pthread_self(), sizeof allowed, &allowed);
   const int count = CPU_COUNT(&allowed);
   if (count == 0) return;
-  std::size_t nth = index % static_cast<std::size_t>(count);
-  for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-    if (!CPU_ISSET(cpu, &allowed)) continue;
-    if (nth-- != 0) continue;
-    cpu_set_t mask;
-    CPU_ZERO(&mask);
-    CPU_SET(cpu, &mask);
-    pthread_setaffinity_np(pthread_self(), sizeof mask, &mask);
-    return;
-  }
+  const cpu_set_t mask = some_of(allowed, index % static_cast<std::size_t>(count), 1);
+  pthread_setaffinity_np(pthread_self(), sizeof mask, &mask);
 }
 
 Pinned::~Pinned() { pthread_setaffinity_np(pthread_self(), sizeof saved_, &saved_); }
