@@ -20,7 +20,9 @@ using task_result_t = std::decay_t<std::invoke_result_t<std::decay_t<F>, std::de
 
 class TaskSlot {
  public:
-  static constexpr std::size_t kInlineSize = 48;
+  // What fits here without allocating: 56 bytes, the slot being one cache line (a record of a
+  // lazy fork and a control block are read and written whole on every fork and join).
+  static constexpr std::size_t kInlineSize = 56;
 
   TaskSlot() = default;
   TaskSlot(const TaskSlot&) = delete;
@@ -35,24 +37,21 @@ class TaskSlot {
     };
     using C = decltype(body);
     construct<C>(std::move(body));
-    invoke_ = &invoke_callable<C>;
-    destroy_ = &destroy_object<C>;
-    relocate_ = &relocate_callable<C>;
-    state_ = State::callable;
+    ops_ = &callable_ops<C>;
   }
 
   // Moves the callable stored here, not yet run, into `to` (empty), and empties this slot: a
   // lazy fork's record handing its body to the thread made from it.
-  void relocate_to(TaskSlot& to) noexcept { relocate_(*this, to); }
+  void relocate_to(TaskSlot& to) noexcept { ops_->relocate(*this, to); }
 
-  bool empty() const noexcept { return state_ == State::empty; }
-  bool has_callable() const noexcept { return state_ == State::callable; }
-  bool has_result() const noexcept { return state_ == State::result; }
-  const void* result_tag() const noexcept { return result_tag_; }
+  bool empty() const noexcept { return ops_ == nullptr; }
+  bool has_callable() const noexcept { return ops_ != nullptr && ops_->invoke != nullptr; }
+  bool has_result() const noexcept { return ops_ != nullptr && ops_->invoke == nullptr; }
+  const void* result_tag() const noexcept { return ops_ != nullptr ? ops_->result_tag : nullptr; }
 
   // Runs the stored callable and replaces it by its result (void results leave only the tag).
   // The callable is destroyed whether it returns or throws; exceptions propagate.
-  void invoke() { invoke_(*this); }
+  void invoke() { ops_->invoke(*this); }
 
   // Moves the result out and empties the slot. Precondition: has_result() and the tag of R.
   template <class R>
@@ -60,76 +59,96 @@ class TaskSlot {
     if constexpr (std::is_void_v<R>) {
       reset();
     } else {
-      R value = std::move(*static_cast<R*>(object()));
+      R value = std::move(*object<R>());
       reset();
       return value;
     }
   }
 
   void reset() noexcept {
-    if (destroy_ != nullptr) destroy_(*this);
-    destroy_ = nullptr;
-    invoke_ = nullptr;
-    relocate_ = nullptr;
-    result_tag_ = nullptr;
-    state_ = State::empty;
+    if (ops_ != nullptr && ops_->destroy != nullptr) ops_->destroy(*this);
+    ops_ = nullptr;
   }
 
  private:
-  enum class State : unsigned char { empty, callable, result };
+  // One table for each type a slot can hold: a callable (invoke and relocate set) or a result
+  // (invoke nullptr; result_tag its type). destroy is nullptr where there is nothing to destroy.
+  struct Ops {
+    void (*invoke)(TaskSlot&);
+    void (*relocate)(TaskSlot&, TaskSlot&) noexcept;
+    void (*destroy)(TaskSlot&) noexcept;
+    const void* result_tag;
+  };
 
   template <class T>
   static constexpr bool fits_inline =
       sizeof(T) <= kInlineSize && alignof(T) <= alignof(std::max_align_t) &&
       std::is_nothrow_move_constructible_v<T>;
 
-  void* object() noexcept { return heap_ != nullptr ? heap_ : static_cast<void*>(storage_); }
+  // The object of type T held here: in the storage, or on the heap with its address in the
+  // storage.
+  template <class T>
+  T* object() noexcept {
+    if constexpr (fits_inline<T>) {
+      return std::launder(reinterpret_cast<T*>(storage_));
+    } else {
+      return *std::launder(reinterpret_cast<T**>(storage_));
+    }
+  }
 
   template <class T, class... A>
   void construct(A&&... a) {
     if constexpr (fits_inline<T>) {
       ::new (static_cast<void*>(storage_)) T(std::forward<A>(a)...);
     } else {
-      heap_ = new T(std::forward<A>(a)...);
+      T* heap = new T(std::forward<A>(a)...);
+      ::new (static_cast<void*>(storage_)) T*(heap);
     }
   }
 
   template <class T>
   static void destroy_object(TaskSlot& s) noexcept {
     if constexpr (fits_inline<T>) {
-      static_cast<T*>(s.object())->~T();
+      s.object<T>()->~T();
     } else {
-      delete static_cast<T*>(s.heap_);
-      s.heap_ = nullptr;
+      delete s.object<T>();
+    }
+  }
+
+  using Destroy = void (*)(TaskSlot&) noexcept;
+  template <class T>
+  static constexpr Destroy destroyer() noexcept {
+    if constexpr (std::is_void_v<T>) {
+      return nullptr;
+    } else if constexpr (fits_inline<T> && std::is_trivially_destructible_v<T>) {
+      return nullptr;
+    } else {
+      return &destroy_object<T>;
     }
   }
 
   template <class C>
   static void relocate_callable(TaskSlot& from, TaskSlot& to) noexcept {
     if constexpr (fits_inline<C>) {
-      ::new (static_cast<void*>(to.storage_)) C(std::move(*static_cast<C*>(from.object())));
+      ::new (static_cast<void*>(to.storage_)) C(std::move(*from.object<C>()));
+      from.reset();
     } else {
-      to.heap_ = std::exchange(from.heap_, nullptr);
+      ::new (static_cast<void*>(to.storage_)) C*(from.object<C>());  // the heap object moves as it is
+      from.ops_ = nullptr;
     }
-    to.invoke_ = from.invoke_;
-    to.destroy_ = from.destroy_;
-    to.relocate_ = from.relocate_;
-    to.state_ = State::callable;
-    from.reset();
+    to.ops_ = &callable_ops<C>;
   }
 
   template <class C>
   static void invoke_callable(TaskSlot& s) {
     using R = std::invoke_result_t<C&>;
-    C& callable = *static_cast<C*>(s.object());
+    C& callable = *s.object<C>();
     struct Cleanup {  // destroys the callable on return and on exception
       TaskSlot& slot;
       ~Cleanup() { slot.reset(); }
     };
     if constexpr (std::is_void_v<R>) {
       { Cleanup cleanup{s}; callable(); }
-      s.result_tag_ = &type_tag<void>;
-      s.state_ = State::result;
     } else if constexpr (fits_inline<R>) {
       alignas(R) unsigned char tmp[sizeof(R)];
       R* result = nullptr;
@@ -142,32 +161,24 @@ class TaskSlot {
         ~DestroyTmp() { r->~R(); }
       } destroy_tmp{result};
       s.construct<R>(std::move(*result));
-      s.finish_result<R>();
     } else {
       R* result = nullptr;
       {
         Cleanup cleanup{s};
         result = new R(callable());
       }
-      s.heap_ = result;
-      s.finish_result<R>();
+      ::new (static_cast<void*>(s.storage_)) R*(result);
     }
+    s.ops_ = &result_ops<R>;
   }
 
+  template <class C>
+  static constexpr Ops callable_ops{&invoke_callable<C>, &relocate_callable<C>, destroyer<C>(), nullptr};
   template <class R>
-  void finish_result() noexcept {
-    destroy_ = &destroy_object<R>;
-    result_tag_ = &type_tag<R>;
-    state_ = State::result;
-  }
+  static constexpr Ops result_ops{nullptr, nullptr, destroyer<R>(), &type_tag<R>};
 
   alignas(std::max_align_t) unsigned char storage_[kInlineSize];
-  void* heap_ = nullptr;
-  void (*invoke_)(TaskSlot&) = nullptr;
-  void (*destroy_)(TaskSlot&) noexcept = nullptr;
-  void (*relocate_)(TaskSlot&, TaskSlot&) noexcept = nullptr;  // while it holds a callable
-  const void* result_tag_ = nullptr;
-  State state_ = State::empty;
+  const Ops* ops_ = nullptr;
 };
 
 }  // namespace presto::detail
