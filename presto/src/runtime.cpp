@@ -189,8 +189,8 @@ void release_handle(Thread& t) noexcept {
 void throw_empty_handle(std::uint64_t id, const char* name, const char* operation) {
   throw UsageError(Thread::current().describe() + " called JoinHandle::" + operation +
                    (id == 0 ? std::string(" on an empty handle")
-                            : " on the handle of thread '" + std::string(name) + "' (id " + std::to_string(id) +
-                                  "), which was already joined or detached"));
+                            : " on the handle of thread '" + std::string(*name != '\0' ? name : "<unnamed>") +
+                                  "' (id " + std::to_string(id) + "), which was already joined or detached"));
 }
 
 }  // namespace detail

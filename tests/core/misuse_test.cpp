@@ -137,7 +137,15 @@ TEST_CASE("joining twice, joining oneself, joining a thread never started", "[co
                h.join();
                h.join();
              }),
-             Contains("JoinHandle::join") && Contains("already joined or detached"));
+             Contains("called JoinHandle::join on the handle of thread '<unnamed>' (id ") &&
+                 Contains("already joined or detached"));
+  CHECK_THAT(usage_error_of([] {  // the whole name, however long
+               auto h = fork(ThreadAttributes{.name = "a worker with a long and descriptive name"}, [] {});
+               h.join();
+               JoinHandle<void> moved = std::move(h);  // the name goes with the handle
+               moved.join();
+             }),
+             Contains("the handle of thread 'a worker with a long and descriptive name' (id "));
   CHECK_THAT(usage_error_of([] {
                auto h = fork(ThreadAttributes{.name = "double-joined"}, [] {});
                h.join();

@@ -11,10 +11,10 @@
 // Under RuntimeConfig::lazy_forks the handle may hold a record of the fork instead of a thread
 // (presto/detail/fork_record.hpp); every operation behaves the same.
 
-#include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <exception>
+#include <new>
 #include <type_traits>
 #include <utility>
 
@@ -39,17 +39,12 @@ template <class R>
 class [[nodiscard]] JoinHandle {
  public:
   JoinHandle() noexcept = default;
-  JoinHandle(JoinHandle&& other) noexcept
-      : thread_(std::exchange(other.thread_, nullptr)), record_(std::exchange(other.record_, nullptr)), id_(other.id_) {
-    std::memcpy(name_, other.name_, sizeof name_);
-  }
+  JoinHandle(JoinHandle&& other) noexcept : held_(std::exchange(other.held_, 0)), id_(other.id_) {}
   JoinHandle& operator=(JoinHandle&& other) noexcept {
     if (this != &other) {
       reset();
-      thread_ = std::exchange(other.thread_, nullptr);
-      record_ = std::exchange(other.record_, nullptr);
+      held_ = std::exchange(other.held_, 0);
       id_ = other.id_;
-      std::memcpy(name_, other.name_, sizeof name_);
     }
     return *this;
   }
@@ -60,68 +55,97 @@ class [[nodiscard]] JoinHandle {
   // thread it waits until the runtime has run the thread to completion: joining before run()
   // on the very thread that will call run() therefore never returns.
   R join() {
-    if (record_ != nullptr) return join_record();
-    if (thread_ == nullptr) detail::throw_empty_handle(id_, name_, "join");
-    thread_->await_termination();  // may throw UsageError; the handle stays intact then
-    return take_result();
+    if (detail::ForkRecord* r = record()) return join_record(*r);
+    Thread* t = thread_held();
+    if (t == nullptr) detail::throw_empty_handle(id_, name(), "join");
+    t->await_termination();  // may throw UsageError; the handle stays intact then
+    return take_result(*t);
   }
   // As join(), but throws Cancelled if a stop is requested on `token` before the thread has
   // finished (presto/stop_token.hpp); the handle then stays joinable.
   R join(const std::stop_token& token) {
-    if (record_ != nullptr) {
-      if (detail::ended_on_runner(*record_) || detail::join_record(*record_, token)) return take_record_result();
-      thread_ = &detail::take_thread(*std::exchange(record_, nullptr));
+    if (detail::ForkRecord* r = record()) {
+      if (detail::ended_on_runner(*r) || detail::join_record(*r, token)) return take_record_result(*r);
+      held_ = 0;
+      held_ = reinterpret_cast<std::uintptr_t>(&detail::take_thread(*r));
     }
-    if (thread_ == nullptr) detail::throw_empty_handle(id_, name_, "join");
-    thread_->await_termination(token);
-    return take_result();
+    Thread* t = thread_held();
+    if (t == nullptr) detail::throw_empty_handle(id_, name(), "join");
+    t->await_termination(token);
+    return take_result(*t);
   }
 
   // Lets the thread run on unjoined. UsageError if the handle is empty.
   void detach() {
-    if (record_ != nullptr) {
-      detail::release_record(*std::exchange(record_, nullptr));
+    if (detail::ForkRecord* r = record()) {
+      held_ = 0;
+      detail::release_record(*r);
       return;
     }
-    if (thread_ == nullptr) detail::throw_empty_handle(id_, name_, "detach");
-    remember_name(*thread_);
-    reset();
+    Thread* t = thread_held();
+    if (t == nullptr) detail::throw_empty_handle(id_, name(), "detach");
+    remember_name(*t);
+    detail::release_handle(*t);
   }
 
-  bool joinable() const noexcept { return thread_ != nullptr || record_ != nullptr; }
+  bool joinable() const noexcept { return held_ != 0 && (held_ & kTags) != kNameTag; }
   std::uint64_t id() const noexcept { return id_; }
   // The thread itself (name, state, priority, ...). UsageError if the handle is empty.
   Thread& thread() const {
-    if (record_ != nullptr) return detail::record_thread(*record_);
-    if (thread_ == nullptr) detail::throw_empty_handle(id_, name_, "thread");
-    return *thread_;
+    if (detail::ForkRecord* r = record()) return detail::record_thread(*r);
+    Thread* t = thread_held();
+    if (t == nullptr) detail::throw_empty_handle(id_, name(), "thread");
+    return *t;
   }
 
  private:
   friend class Runtime;
   friend struct detail::RecordFork;
-  explicit JoinHandle(Thread& t) noexcept : thread_(&t), id_(t.id()) {}
-  explicit JoinHandle(detail::ForkRecord& r) noexcept : record_(&r), id_(r.id) {}
+  explicit JoinHandle(Thread& t) noexcept : held_(reinterpret_cast<std::uintptr_t>(&t)), id_(t.id()) {}
+  explicit JoinHandle(detail::ForkRecord& r) noexcept
+      : held_(reinterpret_cast<std::uintptr_t>(&r) | kRecordTag), id_(r.id) {}
+
+  // What the handle holds, in the low bits of held_ (the addresses are aligned to 8 at least).
+  static constexpr std::uintptr_t kRecordTag = 1;  // a ForkRecord (a lazy fork not yet made a thread)
+  static constexpr std::uintptr_t kNameTag = 2;    // emptied: a copy of its thread's name it owns
+  static constexpr std::uintptr_t kTags = 3;       // none of them, and not 0: a Thread
+
+  detail::ForkRecord* record() const noexcept {
+    return (held_ & kTags) == kRecordTag ? reinterpret_cast<detail::ForkRecord*>(held_ & ~kTags) : nullptr;
+  }
+  Thread* thread_held() const noexcept {
+    return (held_ & kTags) == 0 ? reinterpret_cast<Thread*>(held_) : nullptr;  // nullptr if empty
+  }
+  // The name of the thread an emptied handle held ("" if none was kept), for its errors.
+  const char* name() const noexcept {
+    return (held_ & kTags) == kNameTag ? reinterpret_cast<const char*>(held_ & ~kTags) : "";
+  }
 
   void reset() noexcept {
-    if (record_ != nullptr) detail::release_record(*std::exchange(record_, nullptr));
-    if (thread_ != nullptr) detail::release_handle(*std::exchange(thread_, nullptr));
+    if (detail::ForkRecord* r = record()) {
+      detail::release_record(*r);
+    } else if (Thread* t = thread_held()) {
+      detail::release_handle(*t);
+    } else if ((held_ & kTags) == kNameTag) {
+      delete[] (reinterpret_cast<char*>(held_ & ~kTags));
+    }
+    held_ = 0;
   }
 
   // join() of a record: nothing to do if a runner ended it, run here if it is still queued,
   // waited for if a runner holds it, else through its thread.
-  R join_record() {
-    if (!detail::ended_on_runner(*record_) && !detail::join_record(*record_)) {
-      thread_ = &detail::take_thread(*std::exchange(record_, nullptr));
+  R join_record(detail::ForkRecord& r) {
+    if (!detail::ended_on_runner(r) && !detail::join_record(r)) {
+      held_ = 0;
+      held_ = reinterpret_cast<std::uintptr_t>(&detail::take_thread(r));
       return join();
     }
-    return take_record_result();
+    return take_record_result(r);
   }
 
   // After the record ended: empties the handle and hands over the result.
-  R take_record_result() {
-    detail::ForkRecord& r = *std::exchange(record_, nullptr);
-    name_[0] = '\0';  // a record has no name (a fork with attributes makes a thread)
+  R take_record_result(detail::ForkRecord& r) {
+    held_ = 0;  // a record has no name (a fork with attributes makes a thread)
     struct Free {
       detail::ForkRecord& r;
       ~Free() { detail::free_record(r); }
@@ -131,10 +155,8 @@ class [[nodiscard]] JoinHandle {
   }
 
   // After the thread terminated: empties the handle and hands over the result.
-  R take_result() {
-    Thread& t = *thread_;
+  R take_result(Thread& t) {
     remember_name(t);
-    thread_ = nullptr;
     struct Release {
       Thread& t;
       ~Release() { detail::release_joined(t); }
@@ -143,18 +165,22 @@ class [[nodiscard]] JoinHandle {
     return t.task_.template take_result<R>();
   }
 
-  // Keeps (the start of) the thread's name for the error of a later use of the emptied
-  // handle, which can no longer ask the thread: joined or detached, it may be reused.
+  // Empties the handle of `t`, keeping a copy of t's name for the error of a later use of the
+  // handle, which can no longer ask the thread: joined or detached, it may be reused. Most
+  // forked threads have no name: nothing is allocated for them.
   void remember_name(const Thread& t) noexcept {
-    const std::size_t n = std::min(t.name().size(), sizeof name_ - 1);
-    if (n != 0) std::memcpy(name_, t.name().data(), n);  // most forked threads have no name: no call
-    name_[n] = '\0';
+    held_ = 0;
+    const auto n = t.name().size();
+    if (n == 0) return;
+    char* copy = new (std::nothrow) char[n + 1];
+    if (copy == nullptr) return;  // the error will give the id only
+    std::memcpy(copy, t.name().data(), n);
+    copy[n] = '\0';
+    held_ = reinterpret_cast<std::uintptr_t>(copy) | kNameTag;
   }
 
-  Thread* thread_ = nullptr;
-  detail::ForkRecord* record_ = nullptr;  // a lazy fork not yet made a thread (then thread_ is nullptr)
+  std::uintptr_t held_ = 0;
   std::uint64_t id_ = 0;
-  char name_[24] = {};
 };
 
 }  // namespace presto

@@ -252,7 +252,7 @@ class Runtime {
   auto run(F&& f) {
     using R = detail::task_result_t<F>;
     JoinHandle<R> main = fork(ThreadAttributes{.name = "main"}, std::forward<F>(f));
-    run_until_halt(*main.thread_);
+    run_until_halt(*main.thread_held());
     if constexpr (std::is_void_v<R>) {
       main.join();
       return 0;
