@@ -94,7 +94,6 @@ bool RuntimeImpl::add_record_slab(ProcessorState& ps) noexcept {
 
 [[gnu::always_inline]] inline void RuntimeImpl::give_back(ForkRecord& rec) noexcept {
   rec.task.reset();
-  rec.exception = nullptr;
   Processor* const p = own_processor(*this);
   if (p != nullptr) [[likely]] {
     ProcessorState& ps = *p->state_;
@@ -352,7 +351,7 @@ void Dispatch::call_record(Processor& p, ForkRecord& rec, Thread* self, Thread& 
   try {
     rec.task.invoke();
   } catch (...) {
-    rec.exception = std::current_exception();
+    rec.task.store_exception(std::current_exception());
   }
 
   Thread* t = rec.thread.load(std::memory_order_relaxed);  // made on this processor, if at all
@@ -495,7 +494,7 @@ void Dispatch::await_runner(ForkRecord& rec, const std::stop_token* token) {
 
 void Dispatch::free_dropped(RuntimeImpl& r, ForkRecord& rec) noexcept {
   // Its handle is gone and it has ended: nobody else touches it.
-  if (rec.exception) r.note_orphan_exception(describe(rec), std::exchange(rec.exception, nullptr));
+  if (rec.task.has_exception()) r.note_orphan_exception(describe(rec), rec.task.take_exception());
   free_record(rec);
 }
 

@@ -147,3 +147,24 @@ TEST_CASE("a callable not yet run moves to another slot", "[core][task_slot]") {
   }  // `to` still holds it: destroyed with the slot
   CHECK(Large::live == 0);
 }
+
+TEST_CASE("a slot keeps an exception in place of a result", "[core][task_slot]") {
+  TaskSlot s;
+  s.emplace([l = Large(1)]() -> int { throw std::runtime_error("kept"); });
+  try {
+    s.invoke();
+  } catch (...) {
+    s.store_exception(std::current_exception());
+  }
+  CHECK(s.has_exception());
+  CHECK_FALSE(s.has_result());
+  CHECK_FALSE(s.has_callable());
+  CHECK(Large::live == 0);
+  const std::exception_ptr e = s.take_exception();
+  CHECK(s.empty());
+  CHECK_THROWS_WITH(std::rethrow_exception(e), "kept");
+
+  s.store_exception(std::make_exception_ptr(std::logic_error("dropped")));
+  s.reset();  // the exception is released with the slot's contents
+  CHECK(s.empty());
+}

@@ -150,7 +150,7 @@ class [[nodiscard]] JoinHandle {
       detail::ForkRecord& r;
       ~Free() { detail::free_record(r); }
     } free{r};
-    if (r.exception) std::rethrow_exception(std::exchange(r.exception, nullptr));
+    if (r.task.has_exception()) std::rethrow_exception(r.task.take_exception());
     return r.task.template take_result<R>();
   }
 

@@ -4,6 +4,7 @@
 // references does). Larger ones go to the heap.
 
 #include <cstddef>
+#include <exception>
 #include <functional>
 #include <new>
 #include <type_traits>
@@ -46,7 +47,8 @@ class TaskSlot {
 
   bool empty() const noexcept { return ops_ == nullptr; }
   bool has_callable() const noexcept { return ops_ != nullptr && ops_->invoke != nullptr; }
-  bool has_result() const noexcept { return ops_ != nullptr && ops_->invoke == nullptr; }
+  bool has_result() const noexcept { return ops_ != nullptr && ops_->invoke == nullptr && !has_exception(); }
+  bool has_exception() const noexcept;
   const void* result_tag() const noexcept { return ops_ != nullptr ? ops_->result_tag : nullptr; }
 
   // Runs the stored callable and replaces it by its result (void results leave only the tag).
@@ -65,6 +67,12 @@ class TaskSlot {
     }
   }
 
+  // Keeps the exception the body threw in place of a result (a lazy fork's record, which has no
+  // other room for it). Precondition: empty(), as invoke() leaves a slot whose body threw.
+  void store_exception(std::exception_ptr e) noexcept;
+  // Moves the exception out and empties the slot. Precondition: has_exception().
+  std::exception_ptr take_exception() noexcept;
+
   void reset() noexcept {
     if (ops_ != nullptr && ops_->destroy != nullptr) ops_->destroy(*this);
     ops_ = nullptr;
@@ -78,6 +86,10 @@ class TaskSlot {
     void (*relocate)(TaskSlot&, TaskSlot&) noexcept;
     void (*destroy)(TaskSlot&) noexcept;
     const void* result_tag;
+  };
+
+  struct Thrown {  // what store_exception keeps
+    std::exception_ptr exception;
   };
 
   template <class T>
@@ -180,5 +192,19 @@ class TaskSlot {
   alignas(std::max_align_t) unsigned char storage_[kInlineSize];
   const Ops* ops_ = nullptr;
 };
+
+// Defined here, where the slot's tables can be: they need the whole class.
+inline bool TaskSlot::has_exception() const noexcept { return ops_ == &result_ops<Thrown>; }
+
+inline void TaskSlot::store_exception(std::exception_ptr e) noexcept {
+  ::new (static_cast<void*>(storage_)) Thrown{std::move(e)};
+  ops_ = &result_ops<Thrown>;
+}
+
+inline std::exception_ptr TaskSlot::take_exception() noexcept {
+  std::exception_ptr e = std::move(object<Thrown>()->exception);
+  reset();
+  return e;
+}
 
 }  // namespace presto::detail
