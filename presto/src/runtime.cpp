@@ -178,6 +178,13 @@ Runtime& current_runtime(const char* operation) {
 
 void release_joined(Thread& t) noexcept { RuntimeImpl::of(*t.runtime()).release_joined(t); }
 
+const char* keep_name(const Thread& t) noexcept {
+  Runtime* rt = t.runtime();
+  return t.name().empty() || rt == nullptr ? nullptr : RuntimeImpl::of(*rt).kept_names.keep(t.name());
+}
+
+void drop_name(const char* kept) noexcept { KeptNames::drop(kept); }
+
 void release_handle(Thread& t) noexcept {
   if (Runtime* rt = t.runtime()) {
     RuntimeImpl::of(*rt).release_handle(t);

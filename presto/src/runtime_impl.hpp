@@ -24,6 +24,7 @@
 
 #include "debug_anchor.hpp"
 #include "host_thread.hpp"
+#include "kept_names.hpp"
 #include "quantum_timer.hpp"
 #include "registry.hpp"
 #include "stack_allocator.hpp"
@@ -266,6 +267,8 @@ class RuntimeImpl {
   void finished_holding_locks(Thread& t) noexcept;
 
   Runtime& rt;
+  // First, so destroyed last: a handle in a body the teardown destroys may still drop its name.
+  KeptNames kept_names;
   std::shared_ptr<spdlog::logger> logger;
   std::string name;
   std::uint64_t seed = 0;

@@ -12,9 +12,7 @@
 // (presto/detail/fork_record.hpp); every operation behaves the same.
 
 #include <cstdint>
-#include <cstring>
 #include <exception>
-#include <new>
 #include <type_traits>
 #include <utility>
 
@@ -30,6 +28,10 @@ struct RecordFork;
 void release_handle(Thread& t) noexcept;
 // The same after a join returned: t is terminated, its end published, nobody else touches it.
 void release_joined(Thread& t) noexcept;
+// A copy of t's name, aligned to 8, for an emptied handle to keep, or nullptr (no name, or no
+// memory); it lasts until drop_name or the end of t's runtime (src/kept_names.hpp).
+const char* keep_name(const Thread& t) noexcept;
+void drop_name(const char* kept) noexcept;
 // `name`: the thread's name as the handle remembered it (empty: a default-constructed or
 // moved-from handle).
 [[noreturn]] void throw_empty_handle(std::uint64_t id, const char* name, const char* operation);
@@ -107,7 +109,7 @@ class [[nodiscard]] JoinHandle {
 
   // What the handle holds, in the low bits of held_ (the addresses are aligned to 8 at least).
   static constexpr std::uintptr_t kRecordTag = 1;  // a ForkRecord (a lazy fork not yet made a thread)
-  static constexpr std::uintptr_t kNameTag = 2;    // emptied: a copy of its thread's name it owns
+  static constexpr std::uintptr_t kNameTag = 2;    // emptied: its thread's name (keep_name)
   static constexpr std::uintptr_t kTags = 3;       // none of them, and not 0: a Thread
 
   detail::ForkRecord* record() const noexcept {
@@ -127,7 +129,7 @@ class [[nodiscard]] JoinHandle {
     } else if (Thread* t = thread_held()) {
       detail::release_handle(*t);
     } else if ((held_ & kTags) == kNameTag) {
-      delete[] (reinterpret_cast<char*>(held_ & ~kTags));
+      detail::drop_name(name());
     }
     held_ = 0;
   }
@@ -165,18 +167,13 @@ class [[nodiscard]] JoinHandle {
     return t.task_.template take_result<R>();
   }
 
-  // Empties the handle of `t`, keeping a copy of t's name for the error of a later use of the
-  // handle, which can no longer ask the thread: joined or detached, it may be reused. Most
-  // forked threads have no name: nothing is allocated for them.
+  // Empties the handle of `t`, keeping t's name for the error of a later use of the handle,
+  // which can no longer ask the thread: joined or detached, it may be reused. Most forked
+  // threads have no name: nothing is kept for them (without one the error gives the id).
   void remember_name(const Thread& t) noexcept {
     held_ = 0;
-    const auto n = t.name().size();
-    if (n == 0) return;
-    char* copy = new (std::nothrow) char[n + 1];
-    if (copy == nullptr) return;  // the error will give the id only
-    std::memcpy(copy, t.name().data(), n);
-    copy[n] = '\0';
-    held_ = reinterpret_cast<std::uintptr_t>(copy) | kNameTag;
+    if (t.name().empty()) return;
+    if (const char* kept = detail::keep_name(t)) held_ = reinterpret_cast<std::uintptr_t>(kept) | kNameTag;
   }
 
   std::uintptr_t held_ = 0;
