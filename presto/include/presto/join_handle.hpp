@@ -68,7 +68,7 @@ class [[nodiscard]] JoinHandle {
   R join(const std::stop_token& token) {
     if (detail::ForkRecord* r = record()) {
       if (detail::ended_on_runner(*r) || detail::join_record(*r, token)) return take_record_result(*r);
-      held_ = 0;
+      held_ = 0;  // the record is not the handle's any more, even if take_thread throws
       held_ = reinterpret_cast<std::uintptr_t>(&detail::take_thread(*r));
     }
     Thread* t = thread_held();
@@ -124,21 +124,24 @@ class [[nodiscard]] JoinHandle {
   }
 
   void reset() noexcept {
-    if (detail::ForkRecord* r = record()) {
+    detail::ForkRecord* const r = record();
+    Thread* const t = thread_held();
+    const char* const kept = (held_ & kTags) == kNameTag ? name() : nullptr;
+    held_ = 0;  // empty before the call, as after it
+    if (r != nullptr) {
       detail::release_record(*r);
-    } else if (Thread* t = thread_held()) {
+    } else if (t != nullptr) {
       detail::release_handle(*t);
-    } else if ((held_ & kTags) == kNameTag) {
-      detail::drop_name(name());
+    } else if (kept != nullptr) {
+      detail::drop_name(kept);
     }
-    held_ = 0;
   }
 
   // join() of a record: nothing to do if a runner ended it, run here if it is still queued,
   // waited for if a runner holds it, else through its thread.
   R join_record(detail::ForkRecord& r) {
     if (!detail::ended_on_runner(r) && !detail::join_record(r)) {
-      held_ = 0;
+      held_ = 0;  // the record is not the handle's any more, even if take_thread throws
       held_ = reinterpret_cast<std::uintptr_t>(&detail::take_thread(r));
       return join();
     }
