@@ -24,7 +24,6 @@
 
 #include "debug_anchor.hpp"
 #include "host_thread.hpp"
-#include "kept_names.hpp"
 #include "quantum_timer.hpp"
 #include "registry.hpp"
 #include "stack_allocator.hpp"
@@ -267,8 +266,6 @@ class RuntimeImpl {
   void finished_holding_locks(Thread& t) noexcept;
 
   Runtime& rt;
-  // First, so destroyed last: a handle in a body the teardown destroys may still drop its name.
-  KeptNames kept_names;
   std::shared_ptr<spdlog::logger> logger;
   std::string name;
   std::uint64_t seed = 0;

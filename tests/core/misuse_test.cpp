@@ -287,6 +287,20 @@ TEST_CASE("bad environment values are refused with the variable's name", "[core]
   unsetenv("PRESTO_SEED");
 }
 
+TEST_CASE("an emptied handle outlives its runtime and still names its thread", "[core][misuse]") {
+  JoinHandle<void> kept;  // declared before the runtime: destroyed after it
+  {
+    Runtime rt{{.processors = 1}};
+    rt.run([&] {
+      kept = fork(ThreadAttributes{.name = "outlived"}, [] {});
+      kept.join();
+    });
+  }
+  CHECK_FALSE(kept.joinable());
+  CHECK_THAT(usage_error_of([&] { kept.join(); }),
+             Contains("JoinHandle::join on the handle of thread 'outlived' (id ") && Contains("already joined"));
+}
+
 TEST_CASE("finishing while holding a lock ends the run, naming the thread", "[core][misuse]") {
   auto cfg = GENERATE(presto::test::configs());
   INFO(cfg);

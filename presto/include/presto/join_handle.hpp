@@ -28,8 +28,8 @@ struct RecordFork;
 void release_handle(Thread& t) noexcept;
 // The same after a join returned: t is terminated, its end published, nobody else touches it.
 void release_joined(Thread& t) noexcept;
-// A copy of t's name, aligned to 8, for an emptied handle to keep, or nullptr (no name, or no
-// memory); it lasts until drop_name or the end of t's runtime (src/kept_names.hpp).
+// A copy of t's name, aligned to 8, for an emptied handle to keep until drop_name, or nullptr
+// (no name, or no memory); it does not depend on t's runtime (src/kept_names.hpp).
 const char* keep_name(const Thread& t) noexcept;
 void drop_name(const char* kept) noexcept;
 // `name`: the thread's name as the handle remembered it (empty: a default-constructed or
