@@ -3,8 +3,8 @@
 #include <spdlog/spdlog.h>
 
 #include "current.hpp"
-#include "kept_names.hpp"
 #include "dispatch.hpp"
+#include "kept_names.hpp"
 #include "runtime_configurer.hpp"
 #include "runtime_allocation.hpp"
 #include "runtime_impl.hpp"
@@ -179,7 +179,7 @@ Runtime& current_runtime(const char* operation) {
 
 void release_joined(Thread& t) noexcept { RuntimeImpl::of(*t.runtime()).release_joined(t); }
 
-const char* keep_name(const Thread& t) noexcept { return t.name().empty() ? nullptr : KeptNames::keep(t.name()); }
+const char* keep_name(const Thread& t) noexcept { return KeptNames::keep(t.name()); }
 
 void drop_name(const char* kept) noexcept { KeptNames::drop(kept); }
 

@@ -28,8 +28,9 @@ struct RecordFork;
 void release_handle(Thread& t) noexcept;
 // The same after a join returned: t is terminated, its end published, nobody else touches it.
 void release_joined(Thread& t) noexcept;
-// A copy of t's name, aligned to 8, for an emptied handle to keep until drop_name, or nullptr
-// (no name, or no memory); it does not depend on t's runtime (src/kept_names.hpp).
+// A copy of t's name (not empty: the caller checks), aligned to 8, for an emptied handle to
+// keep until drop_name, or nullptr (no memory); it does not depend on t's runtime
+// (src/kept_names.hpp).
 const char* keep_name(const Thread& t) noexcept;
 void drop_name(const char* kept) noexcept;
 // `name`: the thread's name as the handle remembered it (empty: a default-constructed or
@@ -124,16 +125,17 @@ class [[nodiscard]] JoinHandle {
   }
 
   void reset() noexcept {
-    detail::ForkRecord* const r = record();
-    Thread* const t = thread_held();
-    const char* const kept = (held_ & kTags) == kNameTag ? name() : nullptr;
-    held_ = 0;  // empty before the call, as after it
-    if (r != nullptr) {
-      detail::release_record(*r);
-    } else if (t != nullptr) {
-      detail::release_handle(*t);
-    } else if (kept != nullptr) {
-      detail::drop_name(kept);
+    const std::uintptr_t held = std::exchange(held_, 0);  // empty before the call, as after it
+    if (held == 0) return;
+    switch (held & kTags) {
+      case kRecordTag:
+        detail::release_record(*reinterpret_cast<detail::ForkRecord*>(held & ~kTags));
+        break;
+      case kNameTag:
+        detail::drop_name(reinterpret_cast<const char*>(held & ~kTags));
+        break;
+      default:
+        detail::release_handle(*reinterpret_cast<Thread*>(held));
     }
   }
 
