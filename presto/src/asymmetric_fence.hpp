@@ -28,7 +28,7 @@ inline void full_fence() noexcept { std::atomic_thread_fence(std::memory_order_s
 #endif
 
 [[gnu::always_inline]] inline void light_fence() noexcept {
-  if (PRESTO_TSAN || !g_asymmetric_fences) {
+  if (PRESTO_TSAN || !g_asymmetric_fences) [[unlikely]] {  // laid out off the hot path
     full_fence();
   } else {
     std::atomic_signal_fence(std::memory_order_seq_cst);

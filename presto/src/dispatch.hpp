@@ -44,7 +44,7 @@ class Dispatch {
   // The processor's quantum handler reads gate_depth_ on the same OS thread: the signal
   // fences keep the compiler from moving the gate's work outside the count.
   [[gnu::always_inline]] static void enter(Processor& p) noexcept {
-    if (p.gate_depth_++ == 0) {
+    if (p.gate_depth_++ == 0) [[likely]] {  // a thread's own entry; nested ones are rarer
       p.in_gate_.store(true, std::memory_order_relaxed);
       light_fence();
     }
@@ -52,7 +52,7 @@ class Dispatch {
   }
   [[gnu::always_inline]] static void leave(Processor& p) noexcept {
     std::atomic_signal_fence(std::memory_order_seq_cst);
-    if (--p.gate_depth_ == 0) p.in_gate_.store(false, std::memory_order_release);
+    if (--p.gate_depth_ == 0) [[likely]] p.in_gate_.store(false, std::memory_order_release);
   }
 
   // What p.own_queue_ is under scheduler s (see Processor::own_queue_).

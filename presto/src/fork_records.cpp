@@ -212,8 +212,12 @@ OwnedQueue* Dispatch::queue_of_pool_in_force(const RuntimeImpl& r, OwnedQueue* q
 }
 
 // --- the dispatch side ------------------------------------------------------------------
+// The pieces of the hot paths are always_inline, each used once: a fork's launch, a join that
+// runs its record here, and a runner's loop are each one function, with no calls of their own
+// but the body's (callgrind, tools/count-instructions: fork-join 407 -> 379 instructions,
+// batch-dispatched 456 -> 414).
 
-void Dispatch::launch_record(ForkRecord& rec) {
+[[gnu::always_inline]] inline void Dispatch::launch_record(ForkRecord& rec) {
   Processor& p = *current_processor();  // a presto thread of the runtime (new_record saw it)
   RuntimeImpl& r = impl_of(p);
   if (r.halting.load(std::memory_order_relaxed)) [[unlikely]] r.revived.store(true, std::memory_order_release);
@@ -290,7 +294,7 @@ bool Dispatch::withdraw_stolen(Processor& p, OwnedQueue* q, ForkRecord& rec) noe
   return Here::ran;
 }
 
-bool Dispatch::join_record(ForkRecord& rec, const std::stop_token* token) {
+[[gnu::always_inline]] inline bool Dispatch::join_record(ForkRecord& rec, const std::stop_token* token) {
   // The common case first: still queued, on this processor or stolen to another's queue, run
   // here. (A record with a thread, one a runner holds, one on its way: join_elsewhere.)
   if (token == nullptr && rec.state.load(std::memory_order_acquire) == ForkRecord::kQueued &&
@@ -331,7 +335,7 @@ bool Dispatch::join_elsewhere(ForkRecord& rec, const std::stop_token* token) {
   }
 }
 
-void Dispatch::run_record(Processor& p, ForkRecord& rec, Thread* self, Thread& host) {
+[[gnu::always_inline]] inline void Dispatch::run_record(Processor& p, ForkRecord& rec, Thread* self, Thread& host) {
   // In p's gate: rec is ours alone.
   rec.state.store(ForkRecord::kInlineRun, std::memory_order_relaxed);
   std::atomic<std::uint64_t>& count = p.state_->inline_joins;
@@ -339,7 +343,7 @@ void Dispatch::run_record(Processor& p, ForkRecord& rec, Thread* self, Thread& h
   call_record(p, rec, self, host);
 }
 
-void Dispatch::call_record(Processor& p, ForkRecord& rec, Thread* self, Thread& host) noexcept {
+[[gnu::always_inline]] inline void Dispatch::call_record(Processor& p, ForkRecord& rec, Thread* self, Thread& host) noexcept {
   // In p's gate. rec runs as a call under its own identity, the tagged record in p.current_,
   // until something asks for its thread (make_running_thread).
   rec.saved = self;
@@ -422,7 +426,7 @@ void Dispatch::run_records(ForkRecord& first) noexcept {
   } while (rec != nullptr);
 }
 
-ForkRecord* Dispatch::next_to_run(Processor& p) noexcept {
+[[gnu::always_inline]] inline ForkRecord* Dispatch::next_to_run(Processor& p) noexcept {
   // In p's gate.
   if (must_leave(p) || impl_of(p).records_frozen.load(std::memory_order_relaxed)) [[unlikely]] return nullptr;
   LocalQueuePool::Queue* q = own_queue_of(p);
@@ -432,7 +436,7 @@ ForkRecord* Dispatch::next_to_run(Processor& p) noexcept {
   return rec;
 }
 
-void Dispatch::end_on_runner(ForkRecord& rec) noexcept {
+[[gnu::always_inline]] inline void Dispatch::end_on_runner(ForkRecord& rec) noexcept {
   // Publishes the end. Unless the handle is gone (then the record is ours to free) or its joiner
   // waits (then `waiter`, written before kJoinerWaits, is read before kEnded lets the joiner go
   // on), the compare-exchange is the last access to rec.
