@@ -225,8 +225,8 @@ class RuntimeImpl {
   ForkRecord* take_record(Processor& p) noexcept;
   void give_back(ForkRecord& rec) noexcept;
   ForkRecord* refill_and_take(ProcessorState& ps) noexcept;  // take_record's, p's list empty
-  // give_back's, p being the calling processor of this runtime (nullptr: none) whose list
-  // holds kKeptRecords already.
+  // give_back's rare end: rec, given back off the processors (p nullptr), to the runtime's
+  // list; or p's spill, full with rec, moved there.
   void give_back_beyond(ForkRecord& rec, Processor* p) noexcept;
   std::size_t records_made() const noexcept;  // RuntimeStats::fork_records
   // Records alive (see ProcessorState::records), counted on the calling processor.
