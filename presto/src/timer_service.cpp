@@ -24,8 +24,13 @@ void TimerService::stop() noexcept {
 
 void TimerService::end_loop() noexcept {
   if (thread_.idle()) return;
+  // Both under the lock, in which the loop reads them: outside it, the loop could read stop_
+  // before the store and wake_ after the increment, then sleep on the new value with nobody left
+  // to wake it (a runtime's destructor hung so, once, under AddressSanitizer).
+  lock_.lock();
   stop_.store(true, std::memory_order_release);
   wake_.fetch_add(1, std::memory_order_release);
+  lock_.unlock();
   futex_wake_all(wake_);
   thread_.wait_idle();
 }
