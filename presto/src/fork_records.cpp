@@ -362,9 +362,8 @@ bool Dispatch::join_elsewhere(ForkRecord& rec, const std::stop_token* token) {
   if (t == nullptr) [[likely]] {
     // It never asked for its thread, so it never left p (leaving takes a thread).
     p.current_ = self;
-    ProcessorState& ps = *p.state_;  // its counts are written by p only
-    ps.records.store(ps.records.load(std::memory_order_relaxed) - 1, std::memory_order_relaxed);
-    ps.threadless.store(ps.threadless.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+    std::atomic<std::uint64_t>& ended = p.state_->threadless;  // written by p only; ends a live record too
+    ended.store(ended.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
     return;
   }
   // It became a thread (and so did the record below it, if self is one): end it as an inline

@@ -107,8 +107,9 @@ RuntimeStats Runtime::stats() const {
     s.threads_recycled += p.state_->recycled.load(std::memory_order_relaxed);
     s.dispatches += p.dispatches();
     s.inline_joins += p.state_->inline_joins.load(std::memory_order_relaxed);
-    s.threadless_forks += p.state_->threadless.load(std::memory_order_relaxed);
-    records += p.state_->records.load(std::memory_order_relaxed);
+    const std::uint64_t threadless = p.state_->threadless.load(std::memory_order_relaxed);
+    s.threadless_forks += threadless;
+    records += p.state_->records.load(std::memory_order_relaxed) - static_cast<std::int64_t>(threadless);
     s.preemptions += p.preemptions();
     s.parks += p.state_->parks.load(std::memory_order_relaxed);
   });

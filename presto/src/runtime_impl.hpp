@@ -83,10 +83,12 @@ struct ProcessorState {
   // by RuntimeImpl::parked_lock.
   bool spin_token = false;
   bool parking = false;  // Processor::parking(); written by this processor only
-  // Lazy forks (fork_records.cpp): records queued or run here and not yet ended or made
-  // threads, as forked here less those ended or made threads here (may be negative; the sum
-  // over the processors and RuntimeImpl::external_records is the count); and free records.
-  std::atomic<std::int64_t> records{0};  // written by this processor only
+  // Lazy forks (fork_records.cpp): records forked here less those made threads here, and records
+  // ended here without a thread. The live records, queued or running and neither ended nor made
+  // threads, are the sum over the processors of records - threadless, plus
+  // RuntimeImpl::external_records (a processor's share may be negative). An end counts once, in
+  // threadless: the join that runs a record pays one counter, not two. And free records.
+  std::atomic<std::int64_t> records{0};      // written by this processor only
   std::atomic<std::uint64_t> threadless{0};  // RuntimeStats::threadless_forks; written by this processor only
   // Runners made here (Dispatch::run_records): threads of the runtime's own, not the program's,
   // so kept out of `registry`: walks, deadlock reports and live_threads leave them out; a run's
