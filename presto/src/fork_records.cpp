@@ -296,9 +296,11 @@ bool Dispatch::withdraw_stolen(Processor& p, OwnedQueue* q, ForkRecord& rec) noe
 
 [[gnu::always_inline]] inline bool Dispatch::join_record(ForkRecord& rec, const std::stop_token* token) {
   // The common case first: still queued, on this processor or stolen to another's queue, run
-  // here. (A record with a thread, one a runner holds, one on its way: join_elsewhere.)
+  // here. (A record with a thread, one a runner holds, one on its way: join_elsewhere.) A record
+  // made a thread in its queue is not withdrawn (its thread took its slot: replace_record), so
+  // run_here need not be told of its thread.
   if (token == nullptr && rec.state.load(std::memory_order_acquire) == ForkRecord::kQueued &&
-      rec.thread.load(std::memory_order_acquire) == nullptr && run_here(rec) == Here::ran) [[likely]] {
+      run_here(rec) == Here::ran) [[likely]] {
     return true;
   }
   return join_elsewhere(rec, token);
