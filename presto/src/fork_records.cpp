@@ -350,8 +350,7 @@ bool Dispatch::join_elsewhere(ForkRecord& rec, const std::stop_token* token) {
   // until something asks for its thread (make_running_thread).
   rec.saved = self;
   rec.host = &host;
-  p.current_ = tagged(rec);
-  p.dispatches_.store(p.dispatches_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // p only
+  p.current_ = tagged(rec);  // a dispatch, counted at the end (Processor::dispatches)
   leave(p);
 
   try {
@@ -547,6 +546,8 @@ Thread& Dispatch::make_running_thread(Processor& p, ForkRecord& rec) noexcept {
   t.processor_ = &p;
   t.set_state(ThreadState::running);
   p.current_ = &t;
+  // Its call's dispatch: it will not end threadless (Processor::dispatches).
+  p.dispatches_.store(p.dispatches_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);  // p only
   rec.thread.store(&t, std::memory_order_release);
   leave(p);
   return t;

@@ -34,6 +34,14 @@ __attribute__((noinline)) Thread& Thread::current() noexcept {
 
 bool Processor::parking() const noexcept { return state_ != nullptr && state_->parking; }
 
+std::uint64_t Processor::dispatches() const noexcept {
+  // A record run as a call (Dispatch::call_record) is counted once: where it ends without a
+  // thread, on this processor (threadless), or in dispatches_ when it is made a thread while it
+  // runs (Dispatch::make_running_thread); the hot path's end pays one counter, not two.
+  const std::uint64_t calls = state_ != nullptr ? state_->threadless.load(std::memory_order_relaxed) : 0;
+  return dispatches_.load(std::memory_order_relaxed) + calls;
+}
+
 bool Processor::work_available() const noexcept {
   auto& r = detail::RuntimeImpl::of(*runtime_);
   return r.stopping() || phase_.load(std::memory_order_acquire) != Phase::active ||

@@ -55,8 +55,9 @@ class Processor {
     if (detail::is_record(t)) [[unlikely]] return detail::materialize_current(*this);
     return t;
   }
-  // Threads this processor has dispatched so far.
-  std::uint64_t dispatches() const noexcept { return dispatches_.load(std::memory_order_relaxed); }
+  // Threads this processor has dispatched so far (a lazy fork run here as a call, by its joiner
+  // or a runner, counts as one).
+  std::uint64_t dispatches() const noexcept;
   // Threads this processor has preempted so far (RuntimeConfig::quantum).
   std::uint64_t preemptions() const noexcept { return preemptions_.load(std::memory_order_relaxed); }
   // True while this processor looks for work for the last time before it sleeps (park()): a
@@ -128,6 +129,8 @@ class Processor {
   unsigned gate_depth_ = 0;
   std::atomic<std::uint32_t> park_word_{0};
   std::atomic<Phase> phase_{Phase::active};
+  // Threads put on this processor, and lazy forks run here as calls that were made threads
+  // while they ran; those that ended without one are ProcessorState::threadless (dispatches()).
   std::atomic<std::uint64_t> dispatches_{0};
   std::atomic<std::uint64_t> preemptions_{0};
   // dispatches_ when the quantum last expired, read and written by the quantum handler only.
