@@ -86,8 +86,9 @@ struct ProcessorState {
   // Lazy forks (fork_records.cpp): records forked here less those made threads here, and records
   // ended here without a thread. The live records, queued or running and neither ended nor made
   // threads, are the sum over the processors of records - threadless, plus
-  // RuntimeImpl::external_records (a processor's share may be negative). An end counts once, in
-  // threadless: the join that runs a record pays one counter, not two. And free records.
+  // RuntimeImpl::external_records (a processor's share may be negative). A threadless end counts
+  // once, in threadless, which also stands for the record's dispatch (Processor::dispatches): the
+  // join that runs a record pays one counter, not three. And free records.
   std::atomic<std::int64_t> records{0};      // written by this processor only
   std::atomic<std::uint64_t> threadless{0};  // RuntimeStats::threadless_forks; written by this processor only
   // Runners made here (Dispatch::run_records): threads of the runtime's own, not the program's,
