@@ -2,11 +2,21 @@
 """Prints the last line CI reads, 'N passed, N failed', from Meson test logs.
 
 Each Catch2 executable counts as its test cases (from its 'test cases: ...' summary); every
-other test (examples, apps) counts as one.
+other test (examples, apps) counts as one. A failed test is named with the start of its first
+failure (Catch2's test case, expression and INFO), so that the end of CI's output says why.
 """
 import json
 import re
 import sys
+
+
+def first_failure(out, before=8, after=14):
+    """The lines around the first Catch2 'FAILED:' in `out`, or its last lines if none."""
+    lines = out.splitlines()
+    at = next((i for i, line in enumerate(lines) if "FAILED:" in line), None)
+    shown = lines[-after:] if at is None else lines[max(0, at - before):at + after]
+    return "\n".join("    " + line for line in shown if line.strip(" -.="))  # no rulers
+
 
 passed = failed = 0
 for build in sys.argv[1:]:
@@ -36,4 +46,5 @@ for build in sys.argv[1:]:
             failed += 0 if ok else 1
         if not ok:
             print(f"FAILED: {build}: {t['name']} ({t['result']})")
+            print(first_failure(out + "\n" + (t.get("stderr", "") or "")))
 print(f"{passed} passed, {failed} failed")

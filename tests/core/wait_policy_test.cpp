@@ -37,12 +37,17 @@ bool eventually(Pred&& pred) {
   return pred();
 }
 
-// Holds `lock` while a new thread tries to take it, and reports whether that thread was ever
-// seen queued on it (asleep) in 2,000 looks, each after a yield and read under the lock's
-// spinlock (the waiter queues on another processor). A spinning waiter naps now and then, on a
-// timer, but never queues on the lock.
-bool waiter_queues(Lock& lock) {
-  bool queued = false;
+// Holds `lock` while a new thread tries to take it, and reports whether that thread was seen
+// queued on it (asleep), looking after each yield and reading under the lock's spinlock (the
+// waiter may queue on another processor). A spinning waiter naps now and then, on a timer, but
+// never queues on the lock.
+//
+// The two answers are looked for differently. "Queued" is looked for until it is seen, up to
+// `eventually`'s bound: a waiter on another processor may be descheduled by the host for
+// milliseconds before it queues, so a fixed number of looks would be a timed test (with 2,000,
+// one run in 100 failed under load). "Never queued" is watched for 2,000 looks.
+enum class Expect { queues, spins };
+bool waiter_queues(Lock& lock, Expect expect) {
   std::atomic<bool> started{false};
   lock.lock();
   auto waiter = fork([&] {
@@ -50,9 +55,14 @@ bool waiter_queues(Lock& lock) {
     std::scoped_lock g{lock};
   });
   eventually([&] { return started.load(); });
-  for (int i = 0; i < 2000 && !queued; ++i) {
-    this_thread::yield();
-    queued = test::has_waiters(lock);
+  bool queued = false;
+  if (expect == Expect::queues) {
+    queued = eventually([&] { return test::has_waiters(lock); });
+  } else {
+    for (int i = 0; i < 2000 && !queued; ++i) {
+      this_thread::yield();
+      queued = test::has_waiters(lock);
+    }
   }
   lock.unlock();
   waiter.join();
@@ -130,7 +140,8 @@ TEST_CASE("a spinning waiter never queues on the lock; a blocking one does", "[w
   struct Seen {
     bool waiter_queued = false, got_it = false;
   };
-  const Seen seen = rt.run([&] { return Seen{waiter_queues(lock), true}; });
+  const Expect expect = mode == WaitMode::block ? Expect::queues : Expect::spins;
+  const Seen seen = rt.run([&] { return Seen{waiter_queues(lock, expect), true}; });
   CHECK(seen.got_it);
   CHECK(seen.waiter_queued == (mode == WaitMode::block));
   test::check_no_leaks(rt);
@@ -187,7 +198,7 @@ TEST_CASE("objects inherit the runtime's wait policy unless they have their own"
   struct Seen {
     bool inherits_slept = false, own_slept = false;
   };
-  const Seen seen = rt.run([&] { return Seen{waiter_queues(inherits), waiter_queues(own)}; });
+  const Seen seen = rt.run([&] { return Seen{waiter_queues(inherits, Expect::spins), waiter_queues(own, Expect::queues)}; });
   CHECK_FALSE(seen.inherits_slept);
   CHECK(seen.own_slept);
   CHECK(Runtime{{.processors = 1}}.wait_policy().mode == WaitMode::block);
