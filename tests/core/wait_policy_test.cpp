@@ -1,6 +1,7 @@
 // Wait policies (presto/wait_policy.hpp) of Lock, Monitor, Semaphore and Barrier: every mode
 // keeps each object's semantics over processors {1, 2, 4} x every pool; a spinning waiter never
-// sleeps on the object and a blocking one does; spin_then_block sleeps once its budget is
+// sleeps on the object and a blocking one does; a spinner lets a holder on its processor run at
+// its first give-way under every pool; spin_then_block sleeps once its budget is
 // spent; the competitive mode measures the block + wake-up cost; the runtime default applies
 // to objects that inherit it; bad policies are UsageErrors.
 
@@ -144,6 +145,72 @@ TEST_CASE("a spinning waiter never queues on the lock; a blocking one does", "[w
   const Seen seen = rt.run([&] { return Seen{waiter_queues(lock, expect), true}; });
   CHECK(seen.got_it);
   CHECK(seen.waiter_queued == (mode == WaitMode::block));
+  test::check_no_leaks(rt);
+}
+
+// A thread that counts its yields (a spinning waiter's give-ways: this_thread::yield calls the
+// override), then takes `lock` once `gate` lets it through.
+class CountingSpinner : public Thread {
+ public:
+  CountingSpinner(Lock& lock, Semaphore& gate) : Thread("spinner"), lock_(lock), gate_(gate) {}
+  void yield() override {
+    yields_.fetch_add(1);
+    Thread::yield();
+  }
+  int yields() const noexcept { return yields_.load(); }
+
+ protected:
+  void run() override {
+    gate_.acquire();
+    std::scoped_lock g{lock_};
+  }
+
+ private:
+  Lock& lock_;
+  Semaphore& gate_;
+  std::atomic<int> yields_{0};
+};
+
+TEST_CASE("spinning waiters let a ready holder on their processor run by their first give-ways, under every pool",
+          "[waiting]") {
+  // One processor. The holder (main) is made ready first, then two spinners above it; each
+  // spinner polls the lock and gives way every 1,024 polls. Under a pool that serves the newest
+  // thread first, their yields only pass the processor between the two of them: a spinner whose
+  // yield ran only the other one must nap, so that the holder runs after at most one give-way
+  // of each (without the nap: 15 of each, the 16th a nap).
+  using test::PoolKind;
+  const PoolKind pool = GENERATE(PoolKind::fifo, PoolKind::lifo, PoolKind::priority, PoolKind::local_queue,
+                                 PoolKind::local_lifo, PoolKind::shuffle, PoolKind::local_eager);
+  const test::Config cfg{1, pool};
+  INFO(cfg);
+  Runtime rt{test::runtime_config(cfg)};
+  Lock lock{"held"};
+  lock.set_wait_policy({.mode = WaitMode::spin});
+  Semaphore gate{0, "gate"}, go{0, "go"};
+  struct Seen {
+    bool gated = false;  // both spinners waited at the gate before the holder was made ready
+    int yields = 0;      // their yields when the holder ran again
+  };
+  const Seen seen = rt.run([&] {
+    lock.lock();
+    CountingSpinner a{lock, gate}, b{lock, gate};
+    a.start();
+    b.start();
+    const bool gated = eventually([&] { return a.state() == ThreadState::blocked && b.state() == ThreadState::blocked; });
+    auto releaser = fork([&] {
+      go.release();  // the holder, ready first
+      gate.release(2);
+    });
+    go.acquire();
+    const Seen s{gated, a.yields() + b.yields()};
+    lock.unlock();
+    a.join();
+    b.join();
+    releaser.join();
+    return s;
+  });
+  CHECK(seen.gated);
+  CHECK(seen.yields <= 2);
   test::check_no_leaks(rt);
 }
 

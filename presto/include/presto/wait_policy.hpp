@@ -15,12 +15,13 @@
 //                    in the waiting thread's runtime; `block` for plain OS threads
 //   block            sleep at once: PRESTO's behaviour, and the runtime default
 //   spin             poll until the wait is over; never sleeps on the object. Every 1,024
-//                    polls the thread yields its processor to other ready threads, and every
-//                    16th time it naps for 50 us instead (a yield alone does not let others run
-//                    under a LIFO pool, which gives the yielder straight back): a presto thread
-//                    spinning on one processor for a holder on the same processor would
-//                    otherwise never let it run. So it never deadlocks, but it keeps a processor
-//                    busy
+//                    polls the thread yields its processor to other ready threads; it naps for
+//                    50 us instead when that yield ran at most one other thread though more
+//                    were ready (a LIFO pool passes the processor between the two newest
+//                    threads, spinners both, and never reaches the holder below them), and every
+//                    16th time in any case: a presto thread spinning on one processor for a
+//                    holder on the same processor would otherwise never let it run. So it
+//                    never deadlocks, but it keeps a processor busy
 //   spin_then_block  poll for `budget`, then sleep
 //   competitive      poll for as long as one block + wake-up costs on this object, then sleep:
 //                    the 2-competitive rule (a wait never costs more than twice what an oracle
