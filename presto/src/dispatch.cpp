@@ -105,6 +105,15 @@ std::size_t Dispatch::ready_count(Processor& p) noexcept {
   return n;
 }
 
+std::size_t Dispatch::ready_here(Processor& p) noexcept {
+  enter(p);
+  const LocalQueuePool::Queue* own = own_queue_of(p);
+  const std::size_t n =
+      own != nullptr ? own->size() + own->pinned->size() : impl_of(p).scheduler.load(std::memory_order_acquire)->pool().size();
+  leave(p);
+  return n;
+}
+
 bool Dispatch::has_work_for(Processor& p) noexcept {
   enter(p);
   bool work = impl_of(p).scheduler.load(std::memory_order_acquire)->pool().has_work_for(p);

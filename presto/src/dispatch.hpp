@@ -99,6 +99,9 @@ class Dispatch {
   static void make_ready(Thread& t);
   // Threads in the ready pool, read inside the caller's gate.
   static std::size_t ready_count(Processor& p) noexcept;
+  // Threads ready for p alone, likewise: its own queue's under a waker-placement
+  // LocalQueuePool (with those pinned to p), otherwise the pool's.
+  static std::size_t ready_here(Processor& p) noexcept;
   // Whether the ready pool has a thread `p` may run (ThreadPool::has_work_for), likewise.
   static bool has_work_for(Processor& p) noexcept;
 

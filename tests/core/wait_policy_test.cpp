@@ -1,7 +1,7 @@
 // Wait policies (presto/wait_policy.hpp) of Lock, Monitor, Semaphore and Barrier: every mode
 // keeps each object's semantics over processors {1, 2, 4} x every pool; a spinning waiter never
-// sleeps on the object and a blocking one does; a spinner lets a holder on its processor run at
-// its first give-way under every pool; spin_then_block sleeps once its budget is
+// sleeps on the object and a blocking one does; spinners let a holder on their processor run
+// within a few give-ways under every pool; spin_then_block sleeps once its budget is
 // spent; the competitive mode measures the block + wake-up cost; the runtime default applies
 // to objects that inherit it; bad policies are UsageErrors.
 
@@ -171,13 +171,14 @@ class CountingSpinner : public Thread {
   std::atomic<int> yields_{0};
 };
 
-TEST_CASE("spinning waiters let a ready holder on their processor run by their first give-ways, under every pool",
+TEST_CASE("spinning waiters let a ready holder on their processor run within two give-ways each, under every pool",
           "[waiting]") {
   // One processor. The holder (main) is made ready first, then two spinners above it; each
   // spinner polls the lock and gives way every 1,024 polls. Under a pool that serves the newest
   // thread first, their yields only pass the processor between the two of them: a spinner whose
-  // yield ran only the other one must nap, so that the holder runs after at most one give-way
-  // of each (without the nap: 15 of each, the 16th a nap).
+  // yield ran only the other one while the holder waited must nap, so that the holder runs
+  // after at most two give-ways of each (one, then the other's nap takes it off the queue and
+  // the next yield reaches the holder); without the nap, 15 of each, the 16th a nap.
   using test::PoolKind;
   const PoolKind pool = GENERATE(PoolKind::fifo, PoolKind::lifo, PoolKind::priority, PoolKind::local_queue,
                                  PoolKind::local_lifo, PoolKind::shuffle, PoolKind::local_eager);
@@ -210,7 +211,7 @@ TEST_CASE("spinning waiters let a ready holder on their processor run by their f
     return s;
   });
   CHECK(seen.gated);
-  CHECK(seen.yields <= 2);
+  CHECK(seen.yields <= 4);
   test::check_no_leaks(rt);
 }
 

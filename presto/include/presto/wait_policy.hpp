@@ -15,13 +15,14 @@
 //                    in the waiting thread's runtime; `block` for plain OS threads
 //   block            sleep at once: PRESTO's behaviour, and the runtime default
 //   spin             poll until the wait is over; never sleeps on the object. Every 1,024
-//                    polls the thread yields its processor to other ready threads; it naps for
-//                    50 us instead when that yield ran at most one other thread though more
-//                    were ready (a LIFO pool passes the processor between the two newest
-//                    threads, spinners both, and never reaches the holder below them), and every
-//                    16th time in any case: a presto thread spinning on one processor for a
-//                    holder on the same processor would otherwise never let it run. So it
-//                    never deadlocks, but it keeps a processor busy
+//                    polls the thread yields its processor to other ready threads, and every
+//                    16th time it naps for 50 us instead; after a yield that ran at most one
+//                    other thread though more were waiting on its processor, it naps for 5 us
+//                    (a LIFO pool passes the processor between the two newest threads, two
+//                    spinners, and never reaches the holder below them by yields): a presto
+//                    thread spinning on one processor for a holder on the same processor would
+//                    otherwise never let it run. So it never deadlocks, but it keeps a
+//                    processor busy
 //   spin_then_block  poll for `budget`, then sleep
 //   competitive      poll for as long as one block + wake-up costs on this object, then sleep:
 //                    the 2-competitive rule (a wait never costs more than twice what an oracle
@@ -85,7 +86,7 @@ class WaitState {
         if (p.mode != WaitMode::spin && std::chrono::steady_clock::now() - start >= std::chrono::nanoseconds(budget)) {
           return false;
         }
-        if (polls % 1024 == 0) give_way(polls / 1024);
+        if (polls % 1024 == 0) give_way(polls / 1024, p.mode == WaitMode::spin);
       }
     }
   }
@@ -105,7 +106,9 @@ class WaitState {
  private:
   std::int64_t budget_ns(const WaitPolicy& p) const noexcept;
   static void pause() noexcept;
-  static void give_way(unsigned times);
+  // Every 1,024 polls (the `times`th time): see wait_policy.cpp. `unbounded`: the spin mode,
+  // which polls until the wait is over.
+  static void give_way(unsigned times, bool unbounded);
   void stamp() noexcept;
   void measure() noexcept;
 
