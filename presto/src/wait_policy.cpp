@@ -68,8 +68,7 @@ void WaitState::pause() noexcept { relax_cpu(); }
 // meanwhile: short naps are rare there. (The other modes' polls end with their budget, and a
 // short nap cost them 2-3% of a Barrier's phase, 4 threads on 2 processors: none for them.)
 void WaitState::give_way(unsigned times, bool unbounded) {
-  Processor* const p = Processor::current();
-  if (p == nullptr || Runtime::current() == nullptr) {
+  if (Runtime::current() == nullptr) {
     std::this_thread::yield();
     return;
   }
@@ -77,13 +76,15 @@ void WaitState::give_way(unsigned times, bool unbounded) {
     this_thread::sleep_for(std::chrono::microseconds(50));
     return;
   }
-  const std::size_t waiting = unbounded ? Dispatch::ready_here(*p) : 0;
-  const std::uint64_t before = p->dispatches();
+  Processor* const p = unbounded ? Processor::current() : nullptr;
+  const std::size_t waiting = p != nullptr ? Dispatch::ready_here(*p) : 0;
+  const std::uint64_t before = waiting != 0 ? p->dispatches() : 0;
   this_thread::yield();
+  if (waiting == 0) return;
   // The yield's dispatches here: the threads it ran and this one's return (none if it ran
   // nobody). If it moved this thread to another processor, others ran.
   const std::uint64_t ran = p->dispatches() - before;
-  if (Processor::current() == p && waiting != 0 && ran <= 2 && ran <= waiting && Dispatch::has_work_for(*p)) {
+  if (Processor::current() == p && ran <= 2 && ran <= waiting && Dispatch::has_work_for(*p)) {
     this_thread::sleep_for(std::chrono::microseconds(5));
   }
 }
