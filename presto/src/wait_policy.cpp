@@ -5,8 +5,8 @@
 
 #include <presto/detail/cpu.hpp>
 #include <presto/errors.hpp>
-#include <presto/runtime.hpp>
 #include <presto/processor.hpp>
+#include <presto/runtime.hpp>
 #include <presto/this_thread.hpp>
 
 #include "dispatch.hpp"
