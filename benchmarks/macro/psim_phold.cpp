@@ -147,6 +147,8 @@ int main(int argc, char** argv) {
   const double events = quick ? 40000 : 200000;
   std::printf("# load average at start: %.2f (this machine's other load distorts multi-processor ratios)\n",
               bench::load_average());
+  // The host's cross-core latency, on either side of the 2-processor runs: their ratios follow it.
+  bench::core_round_trip("core_round_trip_before", reps);
 
   // Headline: ROSS-like PHOLD, 16 LPs, 4 events each, lookahead 1, mean 1, remote 0.25.
   PholdConfig m{.processes = 16, .population = 4, .lookahead = 1.0, .mean = 1.0, .remote = 0.25};
@@ -169,6 +171,7 @@ int main(int argc, char** argv) {
   });
   bench::Result dr1 = parallel("phold work 1us", m, end, n, reps, 1, Protocol::deadlock_recovery);
   bench::Result dr2 = parallel("phold work 1us", m, end, n, reps, 2, Protocol::deadlock_recovery);
+  bench::core_round_trip("core_round_trip_after", reps);
 
   std::printf("\n%-40s %14s %14s\n", "events/s per processor", "1 processor", "2 processors");
   auto rate = [](const bench::Result& r) { return 1e9 / r.median_ns; };

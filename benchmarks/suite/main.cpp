@@ -137,10 +137,15 @@ int main_impl(int argc, char** argv) {
   Suite suite{options};
   auto wanted = [&](const char* group) { return ("," + only + ",").find(std::string(",") + group + ",") != std::string::npos; };
   if (wanted("memory")) run_memory(suite);  // first: it forks, which wants a single thread
+  // The host's cross-core latency, before and after the groups: the multi-processor figures
+  // move with it (support/harness.hpp). After the memory group, which forks processes.
+  const int trip_reps = options.quick ? 3 : 5;
+  core_round_trip("core_round_trip_before", trip_reps);
   if (wanted("switching")) run_switching(suite);
   if (wanted("threads")) run_threads(suite);
   if (wanted("locks")) run_locks(suite);
   if (wanted("matmul")) run_matmul(suite);
+  core_round_trip("core_round_trip_after", trip_reps);
   if (!peers.empty()) {
     std::ifstream in{peers};
     if (!in) throw std::runtime_error("cannot read " + peers);

@@ -15,6 +15,7 @@
 //   {"ratio":"yield / raw Boost.Context switch","value":4.1,"target":3,"at_most":true,"met":false}
 
 #include <algorithm>
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -26,6 +27,8 @@
 #include <thread>
 #include <vector>
 
+#include <pthread.h>
+#include <sched.h>
 #include <sys/resource.h>
 
 namespace presto::bench {
@@ -96,6 +99,70 @@ inline void print_json(const Result& r, std::FILE* out = stdout) {
                static_cast<unsigned long long>(r.operations), r.repetitions, static_cast<unsigned long long>(r.param),
                r.spread_pct(), r.unit.c_str());
   std::fflush(out);
+}
+
+// The host's cross-core latency: the round trip of one cache line between two OS threads
+// pinned to the first two CPUs this process may use (`cpus`), each writing it in turn, 20,000
+// round trips a repetition (a hand-off each way). A multi-processor figure depends on it as
+// much as on the code: on the 2-vCPU development VM it reads from about 50 ns to about 350 ns
+// by period, with the same binaries (where the host places the two vCPUs), and PSIM's
+// two-processor ratios follow it (docs/benchmarks.md). Benchmarks print it before and after
+// their multi-processor runs (names "core_round_trip_before" and "core_round_trip_after", system
+// "host"); they print its JSON line and a line "# host: ..." that names the CPUs. nullopt, and
+// a line saying so, where fewer than two CPUs are allowed.
+inline std::optional<Result> core_round_trip(const char* name, int repetitions) {
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return std::nullopt;
+  int cpus[2] = {-1, -1};
+  for (int c = 0, n = 0; c < CPU_SETSIZE && n < 2; ++c) {
+    if (CPU_ISSET(c, &allowed)) cpus[n++] = c;
+  }
+  if (cpus[1] < 0) {
+    std::printf("# host: one CPU allowed, no cross-core round trip to measure\n");
+    return std::nullopt;
+  }
+  auto pin = [](int cpu) {
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    return pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
+  };
+  constexpr std::uint64_t trips = 20'000;
+  alignas(64) std::atomic<std::uint64_t> line{0};
+  std::vector<double> per_trip;
+  for (int r = 0; r <= repetitions; ++r) {  // the first is a warm-up
+    line.store(0, std::memory_order_relaxed);
+    std::thread echo{[&] {
+      pin(cpus[1]);
+      for (std::uint64_t i = 0; i < trips; ++i) {
+        while (line.load(std::memory_order_acquire) != 2 * i + 1) {
+        }
+        line.store(2 * i + 2, std::memory_order_release);
+      }
+    }};
+    cpu_set_t before;
+    CPU_ZERO(&before);
+    pthread_getaffinity_np(pthread_self(), sizeof before, &before);
+    pin(cpus[0]);
+    const auto t0 = std::chrono::steady_clock::now();
+    for (std::uint64_t i = 0; i < trips; ++i) {
+      line.store(2 * i + 1, std::memory_order_release);
+      while (line.load(std::memory_order_acquire) != 2 * i + 2) {
+      }
+    }
+    const auto t1 = std::chrono::steady_clock::now();
+    echo.join();
+    pthread_setaffinity_np(pthread_self(), sizeof before, &before);
+    if (r > 0) per_trip.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / trips);
+  }
+  std::sort(per_trip.begin(), per_trip.end());
+  Result res{name, "host", 2, trips, per_trip[per_trip.size() / 2], per_trip.front(), per_trip.back(), repetitions};
+  print_json(res);
+  std::printf("# host: cache-line round trip between CPUs %d and %d: %.1f ns (%s; median of %d, %.1f-%.1f)\n", cpus[0],
+              cpus[1], res.median_ns, name, repetitions, res.min_ns, res.max_ns);
+  std::fflush(stdout);
+  return res;
 }
 
 // Runs `body` (which performs `operations` operations and returns nothing) `repetitions`
