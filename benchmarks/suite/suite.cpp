@@ -22,6 +22,17 @@ const Result& Suite::measure(std::string name, std::string system, std::size_t p
   return results_.back();
 }
 
+const Result& Suite::measure_timed(std::string name, std::string system, std::size_t processors,
+                                   std::uint64_t operations, const Timed& body, std::uint64_t param) {
+  results_.push_back(
+      bench::measure_timed(std::move(name), std::move(system), processors, operations, options_.repetitions, body, param));
+  return results_.back();
+}
+
+void Suite::measure_alternating(const std::vector<Alternative>& alts) {
+  for (Result& r : bench::measure_alternating(alts, options_.repetitions)) results_.push_back(std::move(r));
+}
+
 const Result& Suite::add(Result r) {
   print_json(r);
   results_.push_back(std::move(r));

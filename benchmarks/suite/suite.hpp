@@ -42,6 +42,11 @@ class Suite {
   // Measures through the harness and keeps the result. repetitions 0: the options' count.
   const Result& measure(std::string name, std::string system, std::size_t processors, std::uint64_t operations,
                         const std::function<void()>& body, std::uint64_t param = 0, int repetitions = 0);
+  // The same for a body that returns its own time (harness.hpp, Timed).
+  const Result& measure_timed(std::string name, std::string system, std::size_t processors, std::uint64_t operations,
+                              const Timed& body, std::uint64_t param = 0);
+  // The same for measurements taken in turns (harness.hpp, measure_alternating), kept in order.
+  void measure_alternating(const std::vector<Alternative>& alts);
   const Result& add(Result r);  // prints its JSON line and keeps it
   void keep(Result r) { results_.push_back(std::move(r)); }  // a peer's, already printed
   // The result with these keys, or nullptr.

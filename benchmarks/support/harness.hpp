@@ -165,24 +165,73 @@ inline std::optional<Result> core_round_trip(const char* name, int repetitions) 
   return res;
 }
 
-// Runs `body` (which performs `operations` operations and returns nothing) `repetitions`
-// times after one warm-up run, prints the JSON line and returns per-operation times.
-inline Result measure(std::string name, std::string system, std::size_t processors, std::uint64_t operations,
-                      int repetitions, const std::function<void()>& body, std::uint64_t param = 0) {
-  using clock = std::chrono::steady_clock;
+// A body that performs a measurement's operations and returns the nanoseconds they took,
+// leaving out what it does around them (a product's clearing and checking, say).
+using Timed = std::function<double()>;
+
+// A body timed whole.
+inline Timed timed(std::function<void()> body) {
+  return [body = std::move(body)] {
+    const auto t0 = std::chrono::steady_clock::now();
+    body();
+    return std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+  };
+}
+
+inline Result result_of(std::string name, std::string system, std::size_t processors, std::uint64_t operations,
+                        int repetitions, std::vector<double> per_op, std::uint64_t param) {
+  std::sort(per_op.begin(), per_op.end());
+  return {std::move(name), std::move(system), processors, operations, per_op[per_op.size() / 2], per_op.front(),
+          per_op.back(), repetitions, param};
+}
+
+// Runs `body` (which performs `operations` operations) `repetitions` times after one warm-up
+// run, prints the JSON line and returns per-operation times.
+inline Result measure_timed(std::string name, std::string system, std::size_t processors, std::uint64_t operations,
+                            int repetitions, const Timed& body, std::uint64_t param = 0) {
   body();  // warm up caches, pools and stacks
   std::vector<double> per_op;
-  for (int r = 0; r < repetitions; ++r) {
-    auto t0 = clock::now();
-    body();
-    auto t1 = clock::now();
-    per_op.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / static_cast<double>(operations));
-  }
-  std::sort(per_op.begin(), per_op.end());
-  Result res{std::move(name), std::move(system), processors, operations, per_op[per_op.size() / 2],
-             per_op.front(), per_op.back(), repetitions, param};
+  for (int r = 0; r < repetitions; ++r) per_op.push_back(body() / static_cast<double>(operations));
+  Result res = result_of(std::move(name), std::move(system), processors, operations, repetitions, std::move(per_op), param);
   print_json(res);
   return res;
+}
+
+// The same for a body timed whole.
+inline Result measure(std::string name, std::string system, std::size_t processors, std::uint64_t operations,
+                      int repetitions, const std::function<void()>& body, std::uint64_t param = 0) {
+  return measure_timed(std::move(name), std::move(system), processors, operations, repetitions, timed(body), param);
+}
+
+// One of a set of measurements taken in turns (measure_alternating).
+struct Alternative {
+  std::string name;
+  std::string system;
+  std::size_t processors = 1;
+  std::uint64_t operations = 0;
+  Timed body;
+  std::uint64_t param = 0;
+};
+
+// Runs every body once to warm up, then `repetitions` rounds in each of which every body runs
+// once, in turn; prints their JSON lines and returns their results in the same order. For two
+// figures whose ratio is a target: measured one after the other, each would see its own
+// stretch of the host's time, and on the 2-vCPU development VM a whole product can take twice
+// as long in one stretch as in the next (a vCPU slowed by its core's other tenant, or the two
+// moved apart: core_round_trip). In turns, both medians come from the same stretch.
+inline std::vector<Result> measure_alternating(const std::vector<Alternative>& alts, int repetitions) {
+  for (const Alternative& a : alts) a.body();
+  std::vector<std::vector<double>> per_op(alts.size());
+  for (int r = 0; r < repetitions; ++r) {
+    for (std::size_t i = 0; i < alts.size(); ++i) per_op[i].push_back(alts[i].body() / static_cast<double>(alts[i].operations));
+  }
+  std::vector<Result> out;
+  for (std::size_t i = 0; i < alts.size(); ++i) {
+    out.push_back(result_of(alts[i].name, alts[i].system, alts[i].processors, alts[i].operations, repetitions,
+                            std::move(per_op[i]), alts[i].param));
+    print_json(out.back());
+  }
+  return out;
 }
 
 // Parses a measurement line printed by print_json (here or by a peer program); nullopt for
