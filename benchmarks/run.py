@@ -185,7 +185,7 @@ def run_phold(args, build_dir, out_dir):
     return ratios, host
 
 
-def host_line(suite_ms, phold_host):
+def host_line(suite_ms, phold_host, split_host):
     """The host's cross-core cache-line round trips of this run (support/harness.hpp,
     core_round_trip): the multi-processor ratios move with them."""
     def trips(ms):
@@ -195,6 +195,8 @@ def host_line(suite_ms, phold_host):
         parts.append(" before and after the suite: " + ", ".join(trips(suite_ms)))
     if trips(phold_host):
         parts.append(" around PSIM's 2-processor runs: " + ", ".join(trips(phold_host)))
+    if trips(split_host):
+        parts.append(" around figure3_split: " + ", ".join(trips(split_host)))
     if not parts:
         return ""
     return ("The host's cross-core latency, a cache-line round trip between two pinned OS threads,"
@@ -224,8 +226,9 @@ def run_floor(args, build_dir, out_dir):
 
 def run_split(args, build_dir, out_dir):
     """benchmarks/figure3_split: Figure 3's product with PRESTO threads, each element's kernel
-    timed on the processor that runs it."""
-    return run_json_rows(args, build_dir, out_dir, "figure3_split", "where Figure 3's time goes")
+    timed on the processor that runs it. Returns its rows and the host's round trips around them."""
+    rows = run_json_rows(args, build_dir, out_dir, "figure3_split", "where Figure 3's time goes")
+    return [r for r in rows if "split" in r], [r for r in rows if r.get("system") == "host"]
 
 
 def split_table(split):
@@ -850,7 +853,7 @@ def main():
     append_results(out_dir, app_ms)
     spin_ms, spin_notes = run_spinlocks(args, build_dir, out_dir)
     floor = run_floor(args, build_dir, out_dir)
-    split = run_split(args, build_dir, out_dir)
+    split, split_host = run_split(args, build_dir, out_dir)
     sharing = run_sharing(args, build_dir, out_dir)
     echo_ms = [] if args.no_echo else echo_bench.run_echo(args.quick, args.processors, build_dir,
                                                                  ninja=not args.no_build)
@@ -864,7 +867,7 @@ def main():
             "Spinning and blocking: " + "; ".join(
             n for n in spin_notes if "prediction" in n) + "."
     plot_rel = "benchmarks" if full else "plots"
-    host = host_line(ms, phold_host)
+    host = host_line(ms, phold_host, split_host)
     if host:
         args.note = (args.note.rstrip() + " " if args.note.strip() else "") + host
     section = report(ms, ratios, made, plot_rel, args.quick, args.note, app_ms, procsched_ms, sharing, echo_ms, floor,

@@ -14,9 +14,10 @@
 // steady_clock elsewhere), so every row also gives the same product's time with no timing
 // ("untimed"): the difference is what the probe itself costs.
 //
-// Prints, per thread count, medians over the products of each figure, then the kernel and
-// the time outside it summed over the processors, 40,000 threads against P; each thread
-// count's rows are also a JSON line that benchmarks/run.py reads.
+// The two splits' products are taken in turns. Prints, per thread count, medians over the
+// products of each figure, then the kernel and the time outside it summed over the
+// processors, 40,000 threads against P; each thread count's rows are also a JSON line that
+// benchmarks/run.py reads.
 //
 // Usage: figure3_split [--quick] [--processors P]   (--quick: 5 products a point; default 31, P = 2)
 
@@ -35,6 +36,7 @@
 
 #include <presto/presto.hpp>
 
+#include "../support/harness.hpp"
 #include "figure3_product.hpp"
 
 namespace {
@@ -158,43 +160,48 @@ struct Point {
   }
 };
 
-Point measure(presto::Runtime& rt, Product& product, const std::vector<double>& expected, std::size_t threads,
-              int products, double ticks_per_ms) {
-  const std::size_t p = rt.processors();
-  Timeline timeline;
+// One split's products so far: their wall times (timed and untimed) and each processor's share.
+struct Samples {
+  std::size_t threads = 0;
   std::vector<double> wall, untimed;
-  std::vector<std::vector<Share>> all;
+  std::vector<std::vector<Share>> shares;
+};
+
+// Two more products of `s`'s split, one untimed and one timed, each checked.
+void sample(presto::Runtime& rt, Product& product, const std::vector<double>& expected, Timeline& timeline,
+            Samples& s) {
   auto check = [&] {
     if (product.c() != expected) throw std::runtime_error("figure3_split: wrong product");
   };
-  for (int i = 0; i < products; ++i) {
-    product.clear();
-    auto t0 = std::chrono::steady_clock::now();
-    multiply(rt, product, threads, nullptr);
-    untimed.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    check();
+  product.clear();
+  auto t0 = std::chrono::steady_clock::now();
+  multiply(rt, product, s.threads, nullptr);
+  s.untimed.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  check();
 
-    product.clear();
-    t0 = std::chrono::steady_clock::now();
-    const std::uint64_t from = Clock::now();
-    multiply(rt, product, threads, &timeline);
-    const std::uint64_t to = Clock::now();
-    wall.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
-    check();
-    all.push_back(shares(timeline, p, from, to));
-  }
+  product.clear();
+  t0 = std::chrono::steady_clock::now();
+  const std::uint64_t from = Clock::now();
+  multiply(rt, product, s.threads, &timeline);
+  const std::uint64_t to = Clock::now();
+  s.wall.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count());
+  check();
+  s.shares.push_back(shares(timeline, rt.processors(), from, to));
+}
+
+Point summarize(const Samples& s, std::size_t p, double ticks_per_ms) {
   Point point;
-  point.threads = threads;
-  point.wall = median(wall);
-  point.untimed = median(untimed);
+  point.threads = s.threads;
+  point.wall = median(s.wall);
+  point.untimed = median(s.untimed);
   for (std::size_t q = 0; q < p; ++q) {
     std::vector<double> n, k, b, bf, af;
-    for (const auto& s : all) {
-      n.push_back(static_cast<double>(s[q].elements));
-      k.push_back(static_cast<double>(s[q].kernel) / ticks_per_ms);
-      b.push_back(static_cast<double>(s[q].between) / ticks_per_ms);
-      bf.push_back(static_cast<double>(s[q].before) / ticks_per_ms);
-      af.push_back(static_cast<double>(s[q].after) / ticks_per_ms);
+    for (const auto& sh : s.shares) {
+      n.push_back(static_cast<double>(sh[q].elements));
+      k.push_back(static_cast<double>(sh[q].kernel) / ticks_per_ms);
+      b.push_back(static_cast<double>(sh[q].between) / ticks_per_ms);
+      bf.push_back(static_cast<double>(sh[q].before) / ticks_per_ms);
+      af.push_back(static_cast<double>(sh[q].after) / ticks_per_ms);
     }
     point.elements.push_back(median(n));
     point.kernel.push_back(median(k));
@@ -252,9 +259,21 @@ int main(int argc, char** argv) {
   std::printf("(ms; between: from a processor's first element to its last, less their kernels)\n");
   std::printf("%8s %9s %9s %5s %9s %9s %9s %10s %9s %9s\n", "threads", "wall", "untimed", "proc", "elements",
               "kernel", "between", "ns/elem", "before", "after");
-  const Point few = measure(rt, product, expected, processors, products, ticks_per_ms);
+  // The two splits in turns, product by product: measured one after the other, each would
+  // see its own stretch of the host's time (benchmarks/support/harness.hpp, measure_alternating).
+  presto::bench::core_round_trip("core_round_trip_before", 3);  // the host's: the ratio moves with it
+  Samples few_samples, many_samples;
+  few_samples.threads = processors;
+  many_samples.threads = kElements;
+  Timeline timeline;
+  for (int i = 0; i < products; ++i) {
+    sample(rt, product, expected, timeline, few_samples);
+    sample(rt, product, expected, timeline, many_samples);
+  }
+  presto::bench::core_round_trip("core_round_trip_after", 3);
+  const Point few = summarize(few_samples, processors, ticks_per_ms);
   print(few);
-  const Point many = measure(rt, product, expected, kElements, products, ticks_per_ms);
+  const Point many = summarize(many_samples, processors, ticks_per_ms);
   print(many);
   std::printf("40,000 threads against %zu: untimed %.2fx; kernel, all processors, %.2f against %.2f ms (%.2fx); "
               "outside the kernel (before, between and after) %.2f against %.2f ms: %.0f ns of processor time an "
