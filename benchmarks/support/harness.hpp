@@ -102,14 +102,14 @@ inline void print_json(const Result& r, std::FILE* out = stdout) {
 }
 
 // The host's cross-core latency: the round trip of one cache line between two OS threads
-// pinned to the first two CPUs this process may use (`cpus`), each writing it in turn, 20,000
-// round trips a repetition (a hand-off each way). A multi-processor figure depends on it as
+// pinned to the first two CPUs this process may use, each writing it in turn, 20,000 round
+// trips a repetition (a hand-off each way). A multi-processor figure depends on it as
 // much as on the code: on the 2-vCPU development VM it reads from about 50 ns to about 350 ns
 // by period, with the same binaries (where the host places the two vCPUs), and PSIM's
 // two-processor ratios follow it (docs/benchmarks.md). Benchmarks print it before and after
 // their multi-processor runs (names "core_round_trip_before" and "core_round_trip_after", system
 // "host"); they print its JSON line and a line "# host: ..." that names the CPUs. nullopt, and
-// a line saying so, where fewer than two CPUs are allowed.
+// a line saying so, where fewer than two CPUs are allowed or the threads cannot be pinned.
 inline std::optional<Result> core_round_trip(const char* name, int repetitions) {
   cpu_set_t allowed;
   CPU_ZERO(&allowed);
@@ -130,11 +130,12 @@ inline std::optional<Result> core_round_trip(const char* name, int repetitions) 
   };
   constexpr std::uint64_t trips = 20'000;
   alignas(64) std::atomic<std::uint64_t> line{0};
+  std::atomic<bool> pinned{true};
   std::vector<double> per_trip;
   for (int r = 0; r <= repetitions; ++r) {  // the first is a warm-up
     line.store(0, std::memory_order_relaxed);
     std::thread echo{[&] {
-      pin(cpus[1]);
+      if (!pin(cpus[1])) pinned.store(false);  // it still answers: the loop below must end
       for (std::uint64_t i = 0; i < trips; ++i) {
         while (line.load(std::memory_order_acquire) != 2 * i + 1) {
         }
@@ -144,7 +145,7 @@ inline std::optional<Result> core_round_trip(const char* name, int repetitions) 
     cpu_set_t before;
     CPU_ZERO(&before);
     pthread_getaffinity_np(pthread_self(), sizeof before, &before);
-    pin(cpus[0]);
+    if (!pin(cpus[0])) pinned.store(false);
     const auto t0 = std::chrono::steady_clock::now();
     for (std::uint64_t i = 0; i < trips; ++i) {
       line.store(2 * i + 1, std::memory_order_release);
@@ -155,6 +156,11 @@ inline std::optional<Result> core_round_trip(const char* name, int repetitions) 
     echo.join();
     pthread_setaffinity_np(pthread_self(), sizeof before, &before);
     if (r > 0) per_trip.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / trips);
+  }
+  if (!pinned.load()) {
+    std::printf("# host: the round trip's threads could not be pinned to CPUs %d and %d: not measured\n", cpus[0],
+                cpus[1]);
+    return std::nullopt;
   }
   std::sort(per_trip.begin(), per_trip.end());
   Result res{name, "host", 2, trips, per_trip[per_trip.size() / 2], per_trip.front(), per_trip.back(), repetitions};
@@ -178,6 +184,7 @@ inline Timed timed(std::function<void()> body) {
   };
 }
 
+// The result of per-operation times: their median and extremes.
 inline Result result_of(std::string name, std::string system, std::size_t processors, std::uint64_t operations,
                         int repetitions, std::vector<double> per_op, std::uint64_t param) {
   std::sort(per_op.begin(), per_op.end());
@@ -217,8 +224,8 @@ struct Alternative {
 // second run is timed; prints their JSON lines and returns their results in the same order.
 // For two figures whose ratio is a target: measured one after the other, each would see its
 // own stretch of the host's time, and on the 2-vCPU development VM a whole product can take
-// twice as long in one stretch as in the next (a vCPU slowed by its core's other tenant, or
-// the two moved apart: core_round_trip). In turns, both medians come from the same stretch.
+// twice as long in one stretch as in the next (core_round_trip is one measure of a stretch).
+// In turns, both medians come from the same stretch.
 // The untimed run warms the caches for the timed one, which would otherwise pay for what the
 // body before it left there (a 40,000-thread product streams 5 MB of records through them).
 inline std::vector<Result> measure_alternating(const std::vector<Alternative>& alts, int repetitions) {
