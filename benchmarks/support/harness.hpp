@@ -103,10 +103,10 @@ inline void print_json(const Result& r, std::FILE* out = stdout) {
 
 // The host's cross-core latency: the round trip of one cache line between two OS threads
 // pinned to the first two CPUs this process may use, each writing it in turn, 20,000 round
-// trips a repetition (a hand-off each way). A multi-processor figure depends on it as
-// much as on the code: on the 2-vCPU development VM it reads from about 50 ns to about 350 ns
-// by period, with the same binaries (where the host places the two vCPUs), and PSIM's
-// two-processor ratios follow it (docs/benchmarks.md). Benchmarks print it before and after
+// trips a repetition (a hand-off each way). A multi-processor figure may move with it: on the
+// 2-vCPU development VM it reads from about 50 ns to about 350 ns by period, with the same
+// binaries (presumably where the host places the two vCPUs), and PSIM's two-processor ratios
+// follow it (docs/benchmarks.md). Benchmarks print it before and after
 // their multi-processor runs (names "core_round_trip_before" and "core_round_trip_after", system
 // "host"); they print its JSON line and a line "# host: ..." that names the CPUs. nullopt, and
 // a line saying so, where fewer than two CPUs are allowed or the threads cannot be pinned.
