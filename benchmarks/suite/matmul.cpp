@@ -36,6 +36,11 @@ void presto_split(presto::Runtime& rt, Matmul& m, std::size_t parts) {
   });
 }
 
+// Measurement `name` of PRESTO's product in `parts` threads on rt's `processors`, checked.
+Alternative presto_product(const char* name, presto::Runtime& rt, std::size_t processors, Matmul& m, std::size_t parts) {
+  return {name, "presto", processors, 1, [&rt, &m, parts] { return m.checked([&] { presto_split(rt, m, parts); }); }, parts};
+}
+
 void std_split(Matmul& m, std::size_t parts) {
   std::vector<std::thread> threads;
   threads.reserve(parts);
@@ -67,7 +72,7 @@ void figure2(Suite& s, std::size_t n) {
   Matmul m{n};
   for (std::size_t p : s.options().curve()) {
     presto::Runtime rt{{.processors = p}};
-    s.measure_timed("matmul_speedup", "presto", p, 1, [&] { return m.checked([&] { presto_split(rt, m, p); }); }, n);
+    s.measure_timed("matmul_speedup", "presto", p, 1, presto_product("matmul_speedup", rt, p, m, p).body, n);
     s.measure_timed("matmul_speedup", "std", p, 1, [&] {
       Pinned pin{p};
       return m.checked([&] { std_split(m, p); });
@@ -78,14 +83,11 @@ void figure2(Suite& s, std::size_t n) {
 void figure3(Suite& s, std::size_t p, const std::vector<std::size_t>& counts) {
   Matmul m{200};
   presto::Runtime rt{{.processors = p}};
-  auto presto_at = [&](std::size_t t) {
-    return Alternative{"matmul200", "presto", p, 1, [&m, &rt, t] { return m.checked([&] { presto_split(rt, m, t); }); }, t};
-  };
   // The end points, whose ratio is the target, in turns (harness.hpp, measure_alternating);
   // then the rest of the curve.
-  s.measure_alternating({presto_at(p), presto_at(40'000)});
+  s.measure_alternating({presto_product("matmul200", rt, p, m, p), presto_product("matmul200", rt, p, m, 40'000)});
   for (std::size_t t : counts) {
-    if (t != p && t != 40'000) s.measure_timed("matmul200", "presto", p, 1, presto_at(t).body, t);
+    if (t != p && t != 40'000) s.measure_timed("matmul200", "presto", p, 1, presto_product("matmul200", rt, p, m, t).body, t);
   }
   for (std::size_t t : counts) {
     s.measure_timed("matmul200", "boost.fiber", p, 1, [&] { return m.checked([&] { fiber_split(p, m, t); }); }, t);
@@ -113,9 +115,6 @@ void figure3(Suite& s, std::size_t p, const std::vector<std::size_t>& counts) {
 void figure3_tight(Suite& s, std::size_t p) {
   Matmul m{200, Matmul::Kernel::tight};
   presto::Runtime rt{{.processors = p}};
-  auto presto_at = [&](std::size_t t) {
-    return Alternative{"matmul200_tight", "presto", p, 1, [&m, &rt, t] { return m.checked([&] { presto_split(rt, m, t); }); }, t};
-  };
   auto kernel_alone = [&m, p] {
     Pinned pin{p};
     return m.checked([&] {
@@ -129,7 +128,8 @@ void figure3_tight(Suite& s, std::size_t p) {
       for (auto& t : threads) t.join();
     });
   };
-  s.measure_alternating({presto_at(p), presto_at(40'000), {"matmul200_tight", "kernel-per-element", p, 1, kernel_alone, 40'000}});
+  s.measure_alternating({presto_product("matmul200_tight", rt, p, m, p), presto_product("matmul200_tight", rt, p, m, 40'000),
+                         {"matmul200_tight", "kernel-per-element", p, 1, kernel_alone, 40'000}});
 #if PRESTO_BENCH_ONETBB
   {
     OneTbb tbb{p};
