@@ -51,6 +51,8 @@ FILED = [
     ("libpresto.so.0.1.0", "[.] presto::detail::ttas_lock_contended", "locks"),
     ("[kernel.kallsyms]", "[k] smp_call_function_many_cond", "OS kernel"),
     ("libpresto.so.0.1.0", "[.] presto::detail::RuntimeImpl::run_until_halt", "runtime, other"),
+    ("presto-matmul", "[.] presto::Thread::run_body", "runtime, other"),  # the core's, inlined in the program
+    ("hot_path", "[.] presto::bench::skynet", "program, other"),  # the program's own, in a presto namespace
     ("presto-matmul", "[.] main", "program, other"),
     ("libc.so.6", "[.] __memset_avx512_unaligned_erms", "program, other"),
 ]
