@@ -48,7 +48,9 @@ FILED = [
     ("libpresto.so.0.1.0", "[.] presto::detail::RuntimeImpl::idle_loop", "idle"),
     ("libpresto.so.0.1.0", "[.] presto::detail::Dispatch::finish", "switches"),
     ("libpresto.so.0.1.0", "[.] jump_fcontext", "switches"),
-    ("libpresto.so.0.1.0", "[.] presto::detail::ttas_lock_contended", "locks"),
+    ("libpresto.so.0.1.0", "[.] presto::detail::ttas_lock_contended", "synchronization"),
+    ("libpresto.so.0.1.0", "[.] presto::Condition::wait", "synchronization"),
+    ("libpresto.so.0.1.0", "[.] presto::detail::OwnedQueue::withdraw_record", "joins"),  # a joiner takes its child back
     ("[kernel.kallsyms]", "[k] smp_call_function_many_cond", "OS kernel"),
     ("libpresto.so.0.1.0", "[.] presto::detail::RuntimeImpl::run_until_halt", "runtime, other"),
     ("presto-matmul", "[.] presto::Thread::run_body", "runtime, other"),  # the core's, inlined in the program
