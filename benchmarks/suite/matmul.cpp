@@ -36,9 +36,9 @@ void presto_split(presto::Runtime& rt, Matmul& m, std::size_t parts) {
   });
 }
 
-// Measurement `name` of PRESTO's product in `parts` threads on rt's `processors`, checked.
-Alternative presto_product(const char* name, presto::Runtime& rt, std::size_t processors, Matmul& m, std::size_t parts) {
-  return {name, "presto", processors, 1, [&rt, &m, parts] { return m.checked([&] { presto_split(rt, m, parts); }); }, parts};
+// PRESTO's product in `parts` threads on rt, checked: a body that returns its time.
+Timed presto_product(presto::Runtime& rt, Matmul& m, std::size_t parts) {
+  return [&rt, &m, parts] { return m.checked([&] { presto_split(rt, m, parts); }); };
 }
 
 void std_split(Matmul& m, std::size_t parts) {
@@ -72,7 +72,7 @@ void figure2(Suite& s, std::size_t n) {
   Matmul m{n};
   for (std::size_t p : s.options().curve()) {
     presto::Runtime rt{{.processors = p}};
-    s.measure_timed("matmul_speedup", "presto", p, 1, presto_product("matmul_speedup", rt, p, m, p).body, n);
+    s.measure_timed("matmul_speedup", "presto", p, 1, presto_product(rt, m, p), n);
     s.measure_timed("matmul_speedup", "std", p, 1, [&] {
       Pinned pin{p};
       return m.checked([&] { std_split(m, p); });
@@ -85,9 +85,10 @@ void figure3(Suite& s, std::size_t p, const std::vector<std::size_t>& counts) {
   presto::Runtime rt{{.processors = p}};
   // The end points, whose ratio is the target, in turns (harness.hpp, measure_alternating);
   // then the rest of the curve.
-  s.measure_alternating({presto_product("matmul200", rt, p, m, p), presto_product("matmul200", rt, p, m, 40'000)});
+  s.measure_alternating({{"matmul200", "presto", p, 1, presto_product(rt, m, p), p},
+                         {"matmul200", "presto", p, 1, presto_product(rt, m, 40'000), 40'000}});
   for (std::size_t t : counts) {
-    if (t != p && t != 40'000) s.measure_timed("matmul200", "presto", p, 1, presto_product("matmul200", rt, p, m, t).body, t);
+    if (t != p && t != 40'000) s.measure_timed("matmul200", "presto", p, 1, presto_product(rt, m, t), t);
   }
   for (std::size_t t : counts) {
     s.measure_timed("matmul200", "boost.fiber", p, 1, [&] { return m.checked([&] { fiber_split(p, m, t); }); }, t);
@@ -128,7 +129,8 @@ void figure3_tight(Suite& s, std::size_t p) {
       for (auto& t : threads) t.join();
     });
   };
-  s.measure_alternating({presto_product("matmul200_tight", rt, p, m, p), presto_product("matmul200_tight", rt, p, m, 40'000),
+  s.measure_alternating({{"matmul200_tight", "presto", p, 1, presto_product(rt, m, p), p},
+                         {"matmul200_tight", "presto", p, 1, presto_product(rt, m, 40'000), 40'000},
                          {"matmul200_tight", "kernel-per-element", p, 1, kernel_alone, 40'000}});
 #if PRESTO_BENCH_ONETBB
   {
