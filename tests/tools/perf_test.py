@@ -23,6 +23,11 @@ def check(condition, message):
         print("FAIL:", message)
 
 
+def rows(text):
+    """The table's rows by their first word (a part's), from print_table's output."""
+    return {line.split()[0]: line for line in text.splitlines() if line and not line.startswith(" ")}
+
+
 def load(path):
     loader = importlib.machinery.SourceFileLoader("presto_perf", path)
     spec = importlib.util.spec_from_loader("presto_perf", loader)
@@ -79,7 +84,7 @@ def main():
     with contextlib.redirect_stdout(out):
         profile.print_table(counts, 1000, None, 1)
     text = out.getvalue()
-    lines = {line.split()[0]: line for line in text.splitlines() if line and not line.startswith(" ")}
+    lines = rows(text)
     check("1000 samples at 1000 Hz, 1.00 s of processor time" in text, "the header's totals:\n" + text)
     header = next(line for line in text.splitlines() if line.startswith("part"))
     check(header.index("prog") < header.index("presto-1") < header.index("all"),
@@ -94,7 +99,7 @@ def main():
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         profile.print_table(counts, 1000, (1e6, "element"), 0)  # 1,000,000 elements
-    per = {line.split()[0]: line for line in out.getvalue().splitlines() if line and not line.startswith(" ")}
+    per = rows(out.getvalue())
     check(per.get("joins", "").split() == ["joins", "10.0", "60.0", "-", "6.0", "60.0"],
           "joins per element (60 ms over 1,000,000 elements: 60 ns):\n" + out.getvalue())
     check("ns/element" in out.getvalue(), "the unit is named:\n" + out.getvalue())
