@@ -184,6 +184,12 @@ std::uint64_t LocalQueuePool::revocations() const noexcept {
   return n;
 }
 
+std::uint64_t LocalQueuePool::served_steals() const noexcept {
+  std::uint64_t n = 0;
+  for (std::size_t i = 0; i < count_; ++i) n += queues_[i].served();
+  return n;
+}
+
 std::size_t LocalQueuePool::size() const noexcept { return unpinned() + pinned_.size(); }
 
 bool LocalQueuePool::has_work_for(const Processor& p) const noexcept {

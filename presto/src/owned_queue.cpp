@@ -1,5 +1,6 @@
 #include <presto/detail/owned_queue.hpp>
 
+#include <chrono>
 #include <new>
 
 #include <presto/detail/cpu.hpp>
@@ -74,10 +75,60 @@ Thread* OwnedQueue::pop_front() noexcept {
 }
 
 std::size_t OwnedQueue::take_half(Thread** out, std::size_t limit, bool from_back) noexcept {
-  if (size() == 0 || !lock_.try_lock()) return 0;
-  Others hold(*this, kLocked);
+  if (size() == 0) return 0;
+  if (biased_.load(std::memory_order_relaxed)) {
+    if (const std::size_t n = request(out, limit, from_back); n != kNotServed) return n;
+    if (size() == 0) return 0;  // what it waited for went meanwhile: no revocation for nothing
+  }
+  if (!lock_.try_lock()) return 0;
+  Others hold(*this, kSteal);
+  const std::size_t n = take_out(out, limit, from_back);
+  publish_size();
+  return n;
+}
+
+std::size_t OwnedQueue::request(Thread** out, std::size_t limit, bool from_back) noexcept {
+  std::uint32_t expected = kNoRequest;
+  if (!request_.compare_exchange_strong(expected, kClaimed, std::memory_order_acquire, std::memory_order_relaxed)) {
+    return 0;  // another thief waits on this queue: try the next
+  }
+  request_out_ = out;
+  request_limit_ = static_cast<std::uint32_t>(limit);
+  request_from_back_ = from_back;
+  request_.store(kPosted, std::memory_order_release);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(kServeWaitNs);
+  for (unsigned spins = 1;; ++spins) {
+    if (request_.load(std::memory_order_acquire) == kServed) break;
+    relax_cpu();
+    // Waited long enough, or the bias went (the owner serves in locked holds too, but a
+    // revoked queue's lock is the quicker way): withdraw the request unless it is being served.
+    if (spins % 16 == 0 && (!biased_.load(std::memory_order_relaxed) || std::chrono::steady_clock::now() > deadline)) {
+      expected = kPosted;
+      if (request_.compare_exchange_strong(expected, kNoRequest, std::memory_order_relaxed)) return kNotServed;
+      while (request_.load(std::memory_order_acquire) != kServed) relax_cpu();  // kServing: briefly
+      break;
+    }
+  }
+  const std::size_t n = request_taken_;
+  request_.store(kNoRequest, std::memory_order_release);
+  return n;
+}
+
+void OwnedQueue::serve() noexcept {
+  std::uint32_t expected = kPosted;
+  if (!request_.compare_exchange_strong(expected, kServing, std::memory_order_acquire, std::memory_order_relaxed)) {
+    return;  // its thief withdrew it
+  }
+  request_taken_ = take_out(request_out_, request_limit_, request_from_back_);
+  publish_size();
+  served_.store(served_.load(std::memory_order_relaxed) + 1, std::memory_order_relaxed);
+  request_.store(kServed, std::memory_order_release);
+}
+
+std::size_t OwnedQueue::take_out(Thread** out, std::size_t limit, bool from_back) noexcept {
   std::size_t n = (live() + 1) / 2;
   if (n > limit) n = limit;
+  if (n == 0) return 0;
   // Lazy forks at the back: the newest half, far from the forker, which joins its oldest first
   // (docs/design/lazy-forks.md, "The floor"): its joins then find their records at home.
   if (is_record(ring_[(tail_ - 1) & mask_])) from_back = true;
@@ -110,7 +161,6 @@ std::size_t OwnedQueue::take_half(Thread** out, std::size_t limit, bool from_bac
     head_ = pos;
     if (holes_ != 0) skip_holes_front();
   }
-  publish_size();
   return n;
 }
 

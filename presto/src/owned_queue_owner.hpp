@@ -18,9 +18,14 @@ namespace presto::detail {
 [[gnu::always_inline]] inline void OwnedQueue::owner_acquire() noexcept {
   owner_busy_.store(true, std::memory_order_relaxed);
   light_fence();  // the store above before the read below, against revoke()'s heavy fence
-  if (biased_.load(std::memory_order_relaxed)) [[likely]] return;  // owner_busy_ stays set
+  if (biased_.load(std::memory_order_relaxed)) [[likely]] {  // owner_busy_ stays set
+    if (request_.load(std::memory_order_relaxed) == kPosted) [[unlikely]] serve();
+    return;
+  }
   owner_busy_.store(false, std::memory_order_relaxed);
   lock_.lock_unpreemptible();
+  // A thief that saw the bias before it was revoked may be waiting still.
+  if (request_.load(std::memory_order_relaxed) == kPosted) [[unlikely]] serve();
 }
 
 [[gnu::always_inline]] inline void OwnedQueue::owner_release() noexcept {

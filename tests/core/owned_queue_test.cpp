@@ -1,7 +1,9 @@
 // A processor's own ready queue (LocalQueuePool over detail::OwnedQueue): its processor works on
-// it without the lock once it has been alone on it for bias_after operations, and the first
-// other processor to steal from it revokes the bias. Nothing may be lost or run twice across a
-// revocation, whatever the moment the thief comes. Its ring of threads keeps queue order
+// it without the lock once it has been alone on it (or with thieves) for bias_after operations.
+// A thief's steal is then served by the owner at its next operation; another processor's push
+// (a wake-up), or a thief the owner keeps waiting (it computes), revokes the bias. Nothing may
+// be lost or run twice across a served steal or a revocation, whatever the moment the thief
+// comes. Its ring of threads keeps queue order
 // through holes, wrap-around, compaction and growth, and a thief's take leaves no trace that a
 // withdrawal could believe.
 
@@ -23,9 +25,9 @@ namespace {
 
 // On 2 processors: a pair of threads yields to each other on processor 0 while processor 1 is
 // held by a spinner pinned there, so that processor 0's queue sees only its owner; then the
-// spinner ends, processor 1 steals from that queue, and the pair goes on. `rounds` times, each
-// with four times the default pool's bias_after yields. Returns the pool's revocations; every
-// count is checked.
+// spinner ends, waking its joiner onto processor 0's queue (which revokes the bias), processor 1
+// steals from that queue, and the pair goes on. `rounds` times, each with four times the default
+// pool's bias_after yields. Returns the pool's revocations; every count is checked.
 std::uint64_t pair_and_thief(int rounds) {
   auto owned = std::make_unique<LocalQueuePool>();
   LocalQueuePool& pool = *owned;
@@ -203,12 +205,82 @@ TEST_CASE("a ring keeps its size when each join withdraws the thread forked befo
   });
 }
 
-TEST_CASE("a processor's queue is biased towards it, revoked by a thief, and loses nothing", "[core][owned_queue]") {
+TEST_CASE("a processor's queue is biased towards it, revoked by another processor, and loses nothing", "[core][owned_queue]") {
   INFO("seed " << presto::test::seed());
   // With the default threshold: biased after 16,384 quiet operations, so each round's pair
   // yields well past it before the spinner lets processor 1 steal.
   const std::uint64_t revocations = pair_and_thief(3);
   CHECK(revocations >= 1);
+}
+
+// Processor 0 biases its queue while a spinner pinned to processor 1 keeps that one busy, then
+// forks and joins batches of threads. Processor 1, released, steals from the biased queue.
+// Returns the pool's served steals and revocations since the bias; every thread's run is
+// checked. `compute`: instead of batches, processor 0 queues two threads and computes, without
+// touching its queue, until one of them has run (bounded by iterations, not time).
+struct StealCounts {
+  std::uint64_t served = 0;
+  std::uint64_t revoked = 0;
+};
+StealCounts steal_from_biased_queue(bool compute) {
+  auto owned = std::make_unique<LocalQueuePool>();
+  LocalQueuePool& pool = *owned;
+  Runtime runtime{RuntimeConfig{.processors = 2, .pool = std::move(owned), .seed = presto::test::seed()}};
+  StealCounts before;
+  runtime.run([&] {
+    std::atomic<bool> hold{true};
+    auto spinner = fork(ThreadAttributes{.name = "spinner", .affinity = 1}, [&] {
+      while (hold.load(std::memory_order_acquire)) {
+      }
+    });
+    for (unsigned i = 0; i < 4 * pool.bias_after(); ++i) fork([] {}).join();  // two holds each
+    before = {pool.served_steals(), pool.revocations()};
+    hold.store(false, std::memory_order_release);
+    std::atomic<std::uint64_t> runs{0};
+    std::uint64_t forked = 0;
+    if (compute) {
+      auto first = fork([&] { runs.fetch_add(1, std::memory_order_release); });
+      auto second = fork([&] { runs.fetch_add(1, std::memory_order_release); });  // two: no lone thread's grace
+      forked = 2;
+      std::uint64_t spins = 0;
+      while (runs.load(std::memory_order_acquire) == 0 && spins < 400'000'000) ++spins;
+      CHECK(spins < 400'000'000);
+      first.join();
+      second.join();
+    } else {
+      // Until a steal was served; a loaded machine may keep the owner off its core past a
+      // thief's wait, and that thief then revokes, but the next round biases the queue again.
+      for (int round = 0; round < 2000 && pool.served_steals() == before.served; ++round) {
+        std::vector<JoinHandle<void>> batch;
+        for (int i = 0; i < 64; ++i) batch.push_back(fork([&] { runs.fetch_add(1, std::memory_order_relaxed); }));
+        forked += 64;
+        for (auto& h : batch) h.join();
+        if (pool.served_steals() == before.served) {
+          for (unsigned i = 0; i < pool.bias_after(); ++i) fork([] {}).join();
+        }
+      }
+    }
+    spinner.join();
+    CHECK(runs.load() == forked);
+  });
+  presto::test::check_no_leaks(runtime);
+  return {pool.served_steals() - before.served, pool.revocations() - before.revoked};
+}
+
+TEST_CASE("a thief's steal from a biased queue is served by its owner, and loses nothing", "[core][owned_queue][steal]") {
+  INFO("seed " << presto::test::seed());
+  const StealCounts counts = steal_from_biased_queue(false);
+  INFO("revocations " << counts.revoked);
+  CHECK(counts.served >= 1);
+}
+
+TEST_CASE("a thief revokes the bias of a queue whose processor keeps computing", "[core][owned_queue][steal]") {
+  // Processor 1's request is never served: it must give up waiting, revoke the bias and take
+  // a thread under the lock.
+  INFO("seed " << presto::test::seed());
+  const StealCounts counts = steal_from_biased_queue(true);
+  INFO("served " << counts.served);
+  CHECK(counts.revoked >= 1);
 }
 
 TEST_CASE("queues re-biased after every operation conform under constant stealing", "[core][owned_queue]") {

@@ -98,6 +98,9 @@ class LocalQueuePool final : public ThreadPool {
   // Times another processor or OS thread came to a queue biased towards its processor and
   // revoked the bias (each a membarrier, a few microseconds), over every queue so far.
   std::uint64_t revocations() const noexcept;
+  // Times a processor served another's steal from its biased queue itself (no revocation),
+  // over every queue so far.
+  std::uint64_t served_steals() const noexcept;
 
  private:
   friend class detail::Dispatch;

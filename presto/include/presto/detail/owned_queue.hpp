@@ -15,10 +15,19 @@
 //     pair is the asymmetric Dekker of asymmetric_fence.hpp: either the owner reads the bias
 //     cleared and takes the lock, or the revoker sees the owner busy and waits;
 //   - the owner biases the queue (again), under the lock, after bias_after() operations of its
-//     own in a row with no other party's in between (0: never). So a queue that others use
-//     keeps its lock (stealing does not pay a membarrier a steal), and a queue its owner alone
-//     uses pays one revocation, about 7 us on a 2-core VM, per bias_after() owner operations at
-//     most: with the default kBiasAfter, under 0.5 ns an operation.
+//     own in a row with no other party's in between (0: never). A thief's take does not count
+//     as another party's: a queue that wakers or withdrawals from elsewhere use keeps its lock,
+//     and a queue its owner alone uses, or its owner and thieves, pays one revocation, about
+//     7 us on a 2-core VM, per bias_after() owner operations at most: with the default
+//     kBiasAfter, under 0.5 ns an operation;
+//   - a thief does not revoke a biased queue's bias: it posts a request (take_half), which the
+//     owner serves at the start of its next hold, copying the thief's share of the ring out
+//     itself. The thief waits for that up to kServeWait; an owner that makes no hold that long
+//     (it runs one long body) gets its bias revoked, and the thief takes the lock. So a
+//     forker that thieves keep taking from (Figure 3's main: 40,000 forks and 20,000 joins a
+//     product while another processor steals) forks and joins without a locked instruction;
+//     the thieves' steals cost it one copy of at most kStealLimit pointers each, which the
+//     thief would otherwise have made from the owner's ring, and the cache lines with them.
 // Owner operations are made only on the owner processor's OS thread, inside its gate, one at a
 // time: they cannot be preempted there, so they do not count in the preemption count.
 //
@@ -80,6 +89,8 @@ class OwnedQueue {
   // processors that each wait for the lock to steal the one thread just pushed: 40,000
   // threads took 9 times as long as on 1 processor.) The thief tries the next queue, and its
   // idle loop, which sees this one's size, comes back.
+  // From a biased queue, the owner takes them out for the thief at its next hold (above); the
+  // thief waits for it, and only one thief can wait on a queue at a time: another gets nothing.
   std::size_t take_half(Thread** out, std::size_t limit, bool from_back) noexcept;
   // Marks a thread that take_half copied out as on no queue, for the thief that runs it.
   static void hand_over(Thread* entry) noexcept;
@@ -137,27 +148,31 @@ class OwnedQueue {
   static std::size_t size_of(std::uint64_t snapshot) noexcept { return snapshot & 0xFFFFFFFFu; }
   // How often a bias was revoked.
   std::uint64_t revocations() const noexcept { return revocations_.load(std::memory_order_relaxed); }
+  // How many thieves' requests the owner served (a request served with nothing left counts).
+  std::uint64_t served() const noexcept { return served_.load(std::memory_order_relaxed); }
   // The ring's slots now (tests: a withdrawal pattern must not grow it without bound).
   std::size_t capacity() const noexcept;
 
  private:
+  // A thief's take (take_half): the lock already taken, and the owner's count of quiet
+  // operations left as it is.
+  static constexpr struct Steal {
+  } kSteal{};
   // Someone else's hold: the lock, with the bias revoked.
-  static constexpr struct Locked {
-  } kLocked{};
   class Others {
    public:
     explicit Others(OwnedQueue& q) noexcept : q_(q) {
       q_.lock_.lock();
+      ++q_.others_;
       enter();
     }
-    Others(OwnedQueue& q, Locked) noexcept : q_(q) { enter(); }  // lock_ already taken
+    Others(OwnedQueue& q, Steal) noexcept : q_(q) { enter(); }
     ~Others() { q_.lock_.unlock(); }
     Others(const Others&) = delete;
     Others& operator=(const Others&) = delete;
 
    private:
     void enter() noexcept {
-      ++q_.others_;
       if (q_.biased_.load(std::memory_order_relaxed)) [[unlikely]] q_.revoke();
     }
 
@@ -165,6 +180,17 @@ class OwnedQueue {
   };
 
   [[gnu::cold, gnu::noinline]] void revoke() noexcept;  // under lock_
+  // A thief's request (take_half): kNoRequest -> kClaimed (a thief's, writing its fields) ->
+  // kPosted -> kServing (the owner's, taking the threads out) -> kServed -> kNoRequest (the
+  // thief has read the count). A thief that waited kServeWait takes kPosted back to
+  // kNoRequest; if the owner got there first, it waits for kServed.
+  static constexpr std::uint32_t kNoRequest = 0, kClaimed = 1, kPosted = 2, kServing = 3, kServed = 4;
+  static constexpr long kServeWaitNs = 2000;
+  static constexpr std::size_t kNotServed = ~std::size_t{0};
+  std::size_t request(Thread** out, std::size_t limit, bool from_back) noexcept;  // or kNotServed
+  [[gnu::cold, gnu::noinline]] void serve() noexcept;  // in a hold, a request posted
+  // Up to half of the threads, at most `limit`, copied out and cleared (take_half); in a hold.
+  std::size_t take_out(Thread** out, std::size_t limit, bool from_back) noexcept;
   // The ring, in a hold (src/owned_queue_owner.hpp). put: t at the front or the back, making
   // room first (which may throw); place: the same for a thread whose hook may still name the
   // queue it was stolen from.
@@ -208,6 +234,16 @@ class OwnedQueue {
   // Any other push clears it (a yield's requeue or a waker's push does not check), and so does
   // a record push by the only active processor, which does not check either.
   bool checked_ = false;
+
+  // A thief's request, on a line of its own: the thief polls it while it waits, and the owner
+  // reads it at every hold. The fields are the thief's between kClaimed and kPosted, the
+  // owner's from kServing to kServed.
+  alignas(64) std::atomic<std::uint32_t> request_{kNoRequest};
+  std::uint32_t request_limit_ = 0;
+  bool request_from_back_ = false;
+  Thread** request_out_ = nullptr;
+  std::size_t request_taken_ = 0;
+  std::atomic<std::uint64_t> served_{0};  // written by the owner
 };
 
 }  // namespace presto::detail
