@@ -22,12 +22,13 @@
 //     kBiasAfter, under 0.5 ns an operation;
 //   - a thief does not revoke a biased queue's bias: it posts a request (take_half), which the
 //     owner serves at the start of its next hold, copying the thief's share of the ring out
-//     itself. The thief waits for that up to kServeWait; an owner that makes no hold that long
-//     (it runs one long body) gets its bias revoked, and the thief takes the lock. So a
-//     forker that thieves keep taking from (Figure 3's main: 40,000 forks and 20,000 joins a
-//     product while another processor steals) forks and joins without a locked instruction;
-//     the thieves' steals cost it one copy of at most kStealLimit pointers each, which the
-//     thief would otherwise have made from the owner's ring, and the cache lines with them.
+//     itself. The thief waits for that up to kServeWaitNs (2 us); an owner that makes no hold
+//     that long (it runs one long body) gets its bias revoked, and the thief takes the lock.
+//     So a forker that thieves keep taking from (Figure 3's main: 40,000 forks and 20,000
+//     joins a product while another processor steals) forks and joins without a locked
+//     instruction; each steal costs it one copy of at most LocalQueuePool's 128 pointers,
+//     which the thief would otherwise have made from the owner's ring, and the cache lines
+//     with them.
 // Owner operations are made only on the owner processor's OS thread, inside its gate, one at a
 // time: they cannot be preempted there, so they do not count in the preemption count.
 //
@@ -182,7 +183,7 @@ class OwnedQueue {
   [[gnu::cold, gnu::noinline]] void revoke() noexcept;  // under lock_
   // A thief's request (take_half): kNoRequest -> kClaimed (a thief's, writing its fields) ->
   // kPosted -> kServing (the owner's, taking the threads out) -> kServed -> kNoRequest (the
-  // thief has read the count). A thief that waited kServeWait takes kPosted back to
+  // thief has read the count). A thief that waited kServeWaitNs takes kPosted back to
   // kNoRequest; if the owner got there first, it waits for kServed.
   static constexpr std::uint32_t kNoRequest = 0, kClaimed = 1, kPosted = 2, kServing = 3, kServed = 4;
   static constexpr long kServeWaitNs = 2000;
