@@ -115,8 +115,9 @@ void figure3(Suite& s, std::size_t p, const std::vector<std::size_t>& counts) {
 // free threads would cost. The threads are started once and kept, parked between products, so
 // that a product's time is the kernel's and one wake-up, as a PRESTO product's is (its run wakes
 // its parked processors). Threads started afresh for each product put their creation and first
-// placement in the time: 889-938 us against 856-887 us for kept ones at best, and up to 4 ms
-// against 1.3 ms at worst, over 31 products (2026-12-05, the 2-core AMD EPYC VM).
+// placement in the time. Three runs of 31 products each, fresh threads against kept ones
+// (2026-12-05, the 2-core AMD EPYC VM): the least 889-891 against 856-859 us, the median
+// 922-1,218 against 864-1,166 us, the most 1.4-4.0 against 1.0-1.3 ms.
 class KernelAlone {
  public:
   KernelAlone(Matmul& m, std::size_t p) : m_(m) {
