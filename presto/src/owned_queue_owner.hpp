@@ -18,13 +18,11 @@ namespace presto::detail {
 [[gnu::always_inline]] inline void OwnedQueue::owner_acquire() noexcept {
   owner_busy_.store(true, std::memory_order_relaxed);
   light_fence();  // the store above before the read below, against revoke()'s heavy fence
-  if (biased_.load(std::memory_order_relaxed)) [[likely]] {  // owner_busy_ stays set
-    if (request_.load(std::memory_order_relaxed) == kPosted) [[unlikely]] serve();
-    return;
+  if (!biased_.load(std::memory_order_relaxed)) [[unlikely]] {  // biased: owner_busy_ stays set
+    owner_busy_.store(false, std::memory_order_relaxed);
+    lock_.lock_unpreemptible();
   }
-  owner_busy_.store(false, std::memory_order_relaxed);
-  lock_.lock_unpreemptible();
-  // A thief that saw the bias before it was revoked may be waiting still.
+  // A thief's request; in a locked hold too, for a thief that saw the bias before its revocation.
   if (request_.load(std::memory_order_relaxed) == kPosted) [[unlikely]] serve();
 }
 
