@@ -11,17 +11,24 @@
 // Three queues: a spinlocked deque, as a processor's ready queue is today, whose thief takes
 // the oldest half (today's LocalQueuePool) or the newest; and an array with no lock, whose
 // thief takes the newer half of what it has not looked at yet.
-// The kernel is presto_bench's matmul200 (the paper's): each part computes its elements of
-// C = A x B, 200 x 200, as dot products with B transposed. Prints, for each queue, the least
-// and the median of 31 products with 2 parts and with 40,000 (one per element), each product
-// checked, and the medians' ratio: Figure 3's target is <= 1.15x. Each row is printed twice:
-// as a table row, and as a JSON line that benchmarks/run.py reads.
+// Two kernels, as presto_bench's Figure 3 targets have:
+//   paper - presto_bench's matmul200 (the paper's): each part computes its elements of
+//           C = A x B, 200 x 200, as dot products with B transposed;
+//   tight - presto_bench's tight kernel (suite/matmul_kernel.hpp, the same object code): a
+//           part's run of a row by the i-k-j loop, a lone element by a dot product with four
+//           sums. With it, the floor also calls each element's kernel in turn on two OS threads,
+//           with no records at all: the baseline of Figure 3's third target.
+// Prints, for each kernel and queue, the least and the median of 31 products with 2 parts and
+// with 40,000 (one per element), each product checked, and the medians' ratio: Figure 3's
+// targets are <= 1.15x. Each row is printed twice: as a table row, and as a JSON line that
+// benchmarks/run.py reads.
 // A record takes one cache line. --record-bytes 192 or 448 makes it as large as three lines or
 // as a thread's control block today (7 lines), each line written at the fork and at the run:
 // what the size of a fork's state costs, apart from the instructions that handle it.
 //
-// Usage: figure3_floor [--quick] [--record-bytes 64|192|448]
-//   (--quick: 5 products a point, for CI's smoke run; the default record is 64 bytes)
+// Usage: figure3_floor [--quick] [--record-bytes 64|192|448] [--kernel paper|tight|both]
+//   (--quick: 5 products a point, for CI's smoke run; the default record is 64 bytes, the
+//   default kernel both)
 
 #include <algorithm>
 #include <array>
@@ -33,15 +40,22 @@
 #include <cstring>
 #include <deque>
 #include <functional>
+#include <initializer_list>
 #include <mutex>
 #include <stdexcept>
+#include <string>
 #include <thread>
 #include <vector>
 
+#include <pthread.h>
+#include <sched.h>
+
+#include "../suite/matmul_kernel.hpp"
 #include "figure3_product.hpp"
 
 namespace {
 
+using presto::bench::Matmul;
 using Product = presto::bench::Figure3Product;
 constexpr std::size_t kMaxParts = Product::kElements;  // one part per element
 
@@ -77,7 +91,8 @@ struct alignas(64) Record {
     for (std::size_t l = 0; l < rest.size(); l += 64) rest[l] = static_cast<unsigned char>(t);
     state.store(kQueued, std::memory_order_release);
   }
-  void run(Product& product) {  // unless the other side claimed it first
+  template <class P>
+  void run(P& product) {  // unless the other side claimed it first
     int queued = kQueued;
     if (!state.compare_exchange_strong(queued, kClaimed, std::memory_order_acq_rel)) return;
     for (std::size_t l = 0; l < rest.size(); l += 64) ++rest[l];
@@ -95,13 +110,42 @@ struct alignas(64) Record {
   }
 };
 
-// The other processor: an OS thread that calls `steal` over and over until it is destroyed.
-// Its owner declares it last, so that it stops before anything it uses is destroyed.
+// The CPUs of the two processors the floor's OS threads stand for: the first two this process
+// may use (-1: none, one CPU only). Each thread pins itself to its own (pin), as PRESTO's
+// processors are pinned: unpinned, a 2-part product sometimes took twice its time, as long as
+// one thread computing both parts.
+std::array<int, 2> processor_cpus() {
+  static const std::array<int, 2> cpus = [] {
+    std::array<int, 2> found{-1, -1};
+    cpu_set_t allowed;
+    CPU_ZERO(&allowed);
+    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return found;
+    for (int c = 0, n = 0; c < CPU_SETSIZE && n < 2; ++c) {
+      if (CPU_ISSET(c, &allowed)) found[static_cast<std::size_t>(n++)] = c;
+    }
+    return found;
+  }();
+  return cpus;
+}
+
+void pin(std::size_t processor) {
+  const int cpu = processor_cpus()[processor];
+  if (cpu < 0) return;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+}
+
+// The other processor: an OS thread on the second CPU that calls `work` (a thief's steal) over
+// and over until it is destroyed. Its owner declares it last, so that it stops before anything
+// it uses is destroyed.
 class Thief {
  public:
-  explicit Thief(std::function<void()> steal)
-      : thread_([this, steal = std::move(steal)] {
-          while (!stop_.load(std::memory_order_relaxed)) steal();
+  explicit Thief(std::function<void()> work)
+      : thread_([this, work = std::move(work)] {
+          pin(1);
+          while (!stop_.load(std::memory_order_relaxed)) work();
         }) {}
   ~Thief() {
     stop_.store(true, std::memory_order_relaxed);
@@ -121,10 +165,10 @@ double milliseconds(F&& f) {
 }
 
 // The records' queue is a spinlocked deque, as a processor's ready queue is today.
-template <std::size_t Bytes>
+template <std::size_t Bytes, class P>
 class DequeFloor {
  public:
-  DequeFloor(Product& product, bool steal_newest) : product_(product), steal_newest_(steal_newest) {}
+  DequeFloor(P& product, bool steal_newest) : product_(product), steal_newest_(steal_newest) {}
 
   // One product in `parts` (at most kMaxParts) records; milliseconds.
   double multiply(std::size_t parts) {
@@ -184,7 +228,7 @@ class DequeFloor {
     for (Record<Bytes>* r : batch_) r->run(product_);
   }
 
-  Product& product_;
+  P& product_;
   const bool steal_newest_;
   std::vector<Record<Bytes>> records_ = std::vector<Record<Bytes>>(kMaxParts);
   TasLock lock_;
@@ -198,10 +242,10 @@ class DequeFloor {
 // there are, the joiner how far it has got. The thief takes the newer half of the records it
 // has not looked at, a run of indices at a time, and claims each by its state word, as the
 // joiner does.
-template <std::size_t Bytes>
+template <std::size_t Bytes, class P>
 class ArrayFloor {
  public:
-  explicit ArrayFloor(Product& product) : product_(product) {}
+  explicit ArrayFloor(P& product) : product_(product) {}
 
   double multiply(std::size_t parts) {
     return milliseconds([&] {
@@ -251,7 +295,7 @@ class ArrayFloor {
     for (std::size_t i = from; i < to; ++i) records_[i].run(product_);
   }
 
-  Product& product_;
+  P& product_;
   std::vector<Record<Bytes>> records_ = std::vector<Record<Bytes>>(kMaxParts);
   alignas(64) std::atomic<std::size_t> count_{0};
   alignas(64) std::atomic<std::size_t> front_{0};
@@ -261,50 +305,143 @@ class ArrayFloor {
   Thief thief_{[this] { steal(); }};
 };
 
-// Least and median of `products` products in 2 parts and in 40,000, and the medians' ratio.
-template <class Floor>
-void measure(const char* what, std::size_t bytes, Floor& floor, Product& product, double expected, int products) {
+// Figure 3's product with the paper's kernel, checked as Matmul::checked checks the tight one:
+// C cleared before `multiply`, compared after it with the product computed once in one part.
+class PaperProduct : public Product {
+ public:
+  PaperProduct() {
+    part(0, 1);
+    expected_ = checksum();
+  }
+  template <class F>
+  void checked(F&& multiply) {
+    clear();
+    multiply();
+    if (checksum() != expected_) throw std::runtime_error("figure3_floor: wrong product");
+  }
+
+ private:
+  double expected_ = 0;
+};
+
+// The tight kernel's own floor: each element's kernel called in turn, no records, half the
+// elements on the calling thread and half on a second OS thread, which spins between products
+// (as the floors' thieves do) so that none of its start or wake-up is timed.
+class KernelAlone {
+ public:
+  explicit KernelAlone(Matmul& m) : m_(m) {}
+
+  // One product, each element's kernel a call of its own (`parts` is kMaxParts: the only split
+  // it makes); milliseconds.
+  double multiply(std::size_t parts) {
+    if (parts != kMaxParts) throw std::logic_error("figure3_floor: the kernel alone runs one element a call");
+    return milliseconds([&] {
+      const std::uint64_t product = go_.fetch_add(1, std::memory_order_release) + 1;
+      half(0);
+      while (done_.load(std::memory_order_acquire) != product) __builtin_ia32_pause();
+    });
+  }
+
+ private:
+  void half(std::size_t h) noexcept {
+    for (std::size_t e = kMaxParts * h / 2, last = kMaxParts * (h + 1) / 2; e < last; ++e) m_.compute(e, e + 1);
+  }
+  void second_half() noexcept {
+    const std::uint64_t product = go_.load(std::memory_order_acquire);
+    if (product == done_.load(std::memory_order_relaxed)) {  // only this thread writes done_
+      __builtin_ia32_pause();
+      return;
+    }
+    half(1);
+    done_.store(product, std::memory_order_release);
+  }
+
+  Matmul& m_;
+  alignas(64) std::atomic<std::uint64_t> go_{0};    // products started
+  alignas(64) std::atomic<std::uint64_t> done_{0};  // products whose second half is done
+  Thief other_{[this] { second_half(); }};
+};
+
+struct Medians {
+  double least[2] = {0, 0};  // ms: 2 parts, 40,000 parts
   double median[2] = {0, 0};
-  double least[2] = {0, 0};
-  int point = 0;
-  for (std::size_t parts : {std::size_t{2}, kMaxParts}) {
+};
+
+// Least and median of `products` products in each of `splits`: {2, 40,000}, or {40,000} alone
+// (the kernel alone), which fills the 40,000 column only.
+template <class Floor, class P>
+Medians measure_products(Floor& floor, P& product, int products, std::initializer_list<std::size_t> splits) {
+  Medians m;
+  int point = 2 - static_cast<int>(splits.size());
+  for (std::size_t parts : splits) {
     std::vector<double> ms;
     for (int i = 0; i < products; ++i) {
-      product.clear();
-      ms.push_back(floor.multiply(parts));
-      if (product.checksum() != expected) throw std::runtime_error("figure3_floor: wrong product");
+      product.checked([&] { ms.push_back(floor.multiply(parts)); });
     }
     std::sort(ms.begin(), ms.end());
-    least[point] = ms.front();
-    median[point] = ms[ms.size() / 2];
+    m.least[point] = ms.front();
+    m.median[point] = ms[ms.size() / 2];
     ++point;
   }
-  std::printf("%-28s %10.2f / %6.2f ms %14.2f / %6.2f ms %7.2fx\n", what, least[0], median[0], least[1], median[1],
-              median[1] / median[0]);
-  // The same row for benchmarks/run.py, which prints it beside Figure 3's target.
-  std::printf("{\"floor\":\"%s\",\"record_bytes\":%zu,\"least_ms\":[%.3f,%.3f],\"median_ms\":[%.3f,%.3f],"
-              "\"ratio\":%.3f}\n",
-              what, bytes, least[0], least[1], median[0], median[1], median[1] / median[0]);
+  return m;
+}
+
+// One floor's row: 2 parts and 40,000, and the medians' ratio; with `alone` (the tight
+// kernel's median with no records, ms), the 40,000 parts' median against it too.
+template <class Floor, class P>
+void measure(const char* kernel, const char* what, std::size_t bytes, Floor& floor, P& product, int products,
+             double alone = 0) {
+  const Medians m = measure_products(floor, product, products, {std::size_t{2}, kMaxParts});
+  const double ratio = m.median[1] / m.median[0];
+  std::printf("%-28s %10.2f / %6.2f ms %14.2f / %6.2f ms %7.2fx", what, m.least[0], m.median[0], m.least[1],
+              m.median[1], ratio);
+  if (alone > 0) std::printf(" %10.2fx", m.median[1] / alone);
+  std::printf("\n");
+  // The same row for benchmarks/run.py, which prints it beside Figure 3's targets.
+  std::printf("{\"floor\":\"%s\",\"kernel\":\"%s\",\"record_bytes\":%zu,\"least_ms\":[%.3f,%.3f],"
+              "\"median_ms\":[%.3f,%.3f],\"ratio\":%.3f",
+              what, kernel, bytes, m.least[0], m.least[1], m.median[0], m.median[1], ratio);
+  if (alone > 0) std::printf(",\"alone_ms\":%.3f,\"ratio_to_alone\":%.3f", alone, m.median[1] / alone);
+  std::printf("}\n");
+}
+
+template <std::size_t Bytes, class P>
+void measure_queues(const char* kernel, P& product, int products, double alone) {
+  {
+    DequeFloor<Bytes, P> oldest{product, false};
+    measure(kernel, "deque, the oldest half", Bytes, oldest, product, products, alone);
+  }
+  {
+    DequeFloor<Bytes, P> newest{product, true};
+    measure(kernel, "deque, the newest half", Bytes, newest, product, products, alone);
+  }
+  ArrayFloor<Bytes, P> array{product};
+  measure(kernel, "array, no lock, newer half", Bytes, array, product, products, alone);
+}
+
+void print_heading(const char* kernel, std::size_t bytes, const char* last_column) {
+  std::printf("%s kernel, %zu-byte records\n", kernel, bytes);
+  std::printf("%-28s %22s %26s %8s%s\n", "records' queue, thief takes", "2 parts: least/median",
+              "40,000 parts: least/median", "ratio", last_column);
 }
 
 template <std::size_t Bytes>
-void measure_all(int products) {
-  Product product;
-  product.part(0, 1);
-  const double expected = product.checksum();
-  std::printf("%zu-byte records\n", Bytes);
-  std::printf("%-28s %22s %26s %8s\n", "records' queue, thief takes", "2 parts: least/median",
-              "40,000 parts: least/median", "ratio");
-  {
-    DequeFloor<Bytes> oldest{product, false};
-    measure("deque, the oldest half", Bytes, oldest, product, expected, products);
+void measure_all(bool paper, bool tight, int products) {
+  if (paper) {
+    PaperProduct product;
+    print_heading("paper's", Bytes, "");
+    measure_queues<Bytes>("paper", product, products, 0);
   }
-  {
-    DequeFloor<Bytes> newest{product, true};
-    measure("deque, the newest half", Bytes, newest, product, expected, products);
+  if (tight) {
+    Matmul m{Product::kN, Matmul::Kernel::tight};
+    KernelAlone alone{m};
+    const double alone_ms = measure_products(alone, m, products, {kMaxParts}).median[1];
+    std::printf("tight kernel, no records: each element's kernel in turn, on 2 OS threads: %.2f ms (median)\n",
+                alone_ms);
+    std::printf("{\"kernel_alone_ms\":%.3f,\"kernel\":\"tight\"}\n", alone_ms);
+    print_heading("tight", Bytes, "  / kernel alone");
+    measure_queues<Bytes>("tight", m, products, alone_ms);
   }
-  ArrayFloor<Bytes> array{product};
-  measure("array, no lock, newer half", Bytes, array, product, expected, products);
 }
 
 }  // namespace
@@ -312,22 +449,29 @@ void measure_all(int products) {
 int main(int argc, char** argv) {
   bool quick = false;
   std::size_t bytes = 64;
+  std::string kernel = "both";
+  bool usage = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {
       quick = true;
     } else if (std::strcmp(argv[i], "--record-bytes") == 0 && i + 1 < argc) {
       bytes = std::strtoul(argv[++i], nullptr, 10);
+    } else if (std::strcmp(argv[i], "--kernel") == 0 && i + 1 < argc) {
+      kernel = argv[++i];
     } else {
-      bytes = 0;
-      break;
+      usage = true;
     }
   }
-  if (bytes != 64 && bytes != 192 && bytes != 448) {
-    std::fprintf(stderr, "usage: figure3_floor [--quick] [--record-bytes 64|192|448]\n");
+  if (usage || (bytes != 64 && bytes != 192 && bytes != 448) || (kernel != "paper" && kernel != "tight" && kernel != "both")) {
+    std::fprintf(stderr, "usage: figure3_floor [--quick] [--record-bytes 64|192|448] [--kernel paper|tight|both]\n");
     return 2;
   }
+  processor_cpus();  // before this thread's own pinning narrows what it may use
+  pin(0);
   const int products = quick ? 5 : 31;
-  if (bytes == 64) measure_all<64>(products);
-  if (bytes == 192) measure_all<192>(products);
-  if (bytes == 448) measure_all<448>(products);
+  const bool paper = kernel != "tight";
+  const bool tight = kernel != "paper";
+  if (bytes == 64) measure_all<64>(paper, tight, products);
+  if (bytes == 192) measure_all<192>(paper, tight, products);
+  if (bytes == 448) measure_all<448>(paper, tight, products);
 }
