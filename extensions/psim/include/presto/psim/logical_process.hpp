@@ -207,8 +207,15 @@ class LogicalProcess : public Thread {
     }
     return false;
   }
-  std::atomic<Time> bound_{0};  // published lower bound on its next event (only grows)
-  std::atomic<Time> ready_time_{0};  // see ready_time(); written under mutex_
+  // Published lower bound on its next event (only grows), on a cache line of its own: other LPs
+  // read it at every scan of their inputs, and it shared a line with ready_time_, which
+  // whoever makes this LP ready writes, and with fields this LP writes at every event (outbox_,
+  // scheduled_): each such write took the line from the bound's readers, bound changed or not.
+  // PHOLD on 2 processors, host round trips of 340-375 ns: 1,000-1,010 against 1,030-1,050 ns
+  // an event under null messages, deadlock recovery no slower (docs/benchmarks.md, "Where a
+  // target is missed", 2026-12-05 10:00).
+  alignas(64) std::atomic<Time> bound_{0};
+  alignas(64) std::atomic<Time> ready_time_{0};  // see ready_time(); written under mutex_
   Time announced_ = 0;  // the last bound it published before reading waited_ (guarded by mutex_)
   // Breaking a deadlock proved every message below this key safe for this LP: nothing that
   // is not this LP's own doing can reach it below the key, and its sends to other LPs lower it.
