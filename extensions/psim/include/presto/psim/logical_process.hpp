@@ -211,9 +211,9 @@ class LogicalProcess : public Thread {
   // read it at every scan of their inputs, and it shared a line with ready_time_, which
   // whoever makes this LP ready writes, and with fields this LP writes at every event (outbox_,
   // scheduled_): each such write took the line from the bound's readers, bound changed or not.
-  // PHOLD on 2 processors, host round trips of 340-375 ns: 1,000-1,010 against 1,030-1,050 ns
+  // PHOLD on 2 processors, host round trips of 340-375 ns: 995-1,011 against 1,028-1,055 ns
   // an event under null messages, deadlock recovery no slower (docs/benchmarks.md, "Where a
-  // target is missed", 2026-12-05 10:00).
+  // target is missed", 2026-12-05 09:13).
   alignas(64) std::atomic<Time> bound_{0};
   alignas(64) std::atomic<Time> ready_time_{0};  // see ready_time(); written under mutex_
   Time announced_ = 0;  // the last bound it published before reading waited_ (guarded by mutex_)
