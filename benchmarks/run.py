@@ -255,10 +255,10 @@ def floor_table(floor, ratios):
     for r in ratios:
         if r["ratio"].startswith("Fig. 3") and r["ratio"].endswith("/ 2 threads"):
             tight = "tight" in r["ratio"]
+            kernel = "tight kernel" if tight else "paper's kernel"
             alone = f"{to_alone['value']:.3g}×" if tight and to_alone else "—"
-            rows.append(f"| PRESTO threads, {'tight kernel' if tight else 'paper' + chr(39) + 's kernel'} (the targets "
-                        f"above) | {fmt_quantity(r['baseline'], r['unit'])} | {fmt_quantity(r['presto'], r['unit'])} "
-                        f"| {r['value']:.3g}× | {alone} |")
+            rows.append(f"| PRESTO threads, {kernel} (the targets above) | {fmt_quantity(r['baseline'], r['unit'])} "
+                        f"| {fmt_quantity(r['presto'], r['unit'])} | {r['value']:.3g}× | {alone} |")
     for f in floor:
         if "kernel_alone_ms" in f:
             rows.append(f"| no records, tight kernel: each element's kernel in turn, 2 OS threads | — | "
