@@ -40,17 +40,14 @@
 #include <cstring>
 #include <deque>
 #include <functional>
-#include <initializer_list>
 #include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <pthread.h>
-#include <sched.h>
-
 #include "../suite/matmul_kernel.hpp"
+#include "../support/harness.hpp"
 #include "figure3_product.hpp"
 
 namespace {
@@ -110,31 +107,14 @@ struct alignas(64) Record {
   }
 };
 
-// The CPUs of the two processors the floor's OS threads stand for: the first two this process
-// may use (-1: none, one CPU only). Each thread pins itself to its own (pin), as PRESTO's
+// Pins the calling OS thread to the CPU of `processor` (0 or 1) of the two the floor's OS
+// threads stand for: the first two this process may use (none where only one is). As PRESTO's
 // processors are pinned: unpinned, a 2-part product sometimes took twice its time, as long as
-// one thread computing both parts.
-std::array<int, 2> processor_cpus() {
-  static const std::array<int, 2> cpus = [] {
-    std::array<int, 2> found{-1, -1};
-    cpu_set_t allowed;
-    CPU_ZERO(&allowed);
-    if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return found;
-    for (int c = 0, n = 0; c < CPU_SETSIZE && n < 2; ++c) {
-      if (CPU_ISSET(c, &allowed)) found[static_cast<std::size_t>(n++)] = c;
-    }
-    return found;
-  }();
-  return cpus;
-}
-
+// one thread computing both parts. The CPUs are read once, before the first thread pins
+// itself and so narrows what the threads it starts may use.
 void pin(std::size_t processor) {
-  const int cpu = processor_cpus()[processor];
-  if (cpu < 0) return;
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(cpu, &one);
-  pthread_setaffinity_np(pthread_self(), sizeof one, &one);
+  static const std::vector<int> cpus = presto::bench::allowed_cpus(2);
+  if (cpus.size() == 2) presto::bench::pin_to_cpu(cpus[processor]);
 }
 
 // The other processor: an OS thread on the second CPU that calls `work` (a thief's steal) over
@@ -362,28 +342,19 @@ class KernelAlone {
   Thief other_{[this] { second_half(); }};
 };
 
-struct Medians {
-  double least[2] = {0, 0};  // ms: 2 parts, 40,000 parts
-  double median[2] = {0, 0};
+// Least and median of `products` products in `parts` parts, ms.
+struct Times {
+  double least = 0;
+  double median = 0;
 };
-
-// Least and median of `products` products in each of `splits`: {2, 40,000}, or {40,000} alone
-// (the kernel alone), which fills the 40,000 column only.
 template <class Floor, class P>
-Medians measure_products(Floor& floor, P& product, int products, std::initializer_list<std::size_t> splits) {
-  Medians m;
-  int point = 2 - static_cast<int>(splits.size());
-  for (std::size_t parts : splits) {
-    std::vector<double> ms;
-    for (int i = 0; i < products; ++i) {
-      product.checked([&] { ms.push_back(floor.multiply(parts)); });
-    }
-    std::sort(ms.begin(), ms.end());
-    m.least[point] = ms.front();
-    m.median[point] = ms[ms.size() / 2];
-    ++point;
+Times measure_split(Floor& floor, P& product, int products, std::size_t parts) {
+  std::vector<double> ms;
+  for (int i = 0; i < products; ++i) {
+    product.checked([&] { ms.push_back(floor.multiply(parts)); });
   }
-  return m;
+  std::sort(ms.begin(), ms.end());
+  return {ms.front(), ms[ms.size() / 2]};
 }
 
 // One floor's row: 2 parts and 40,000, and the medians' ratio; with `alone` (the tight
@@ -391,17 +362,18 @@ Medians measure_products(Floor& floor, P& product, int products, std::initialize
 template <class Floor, class P>
 void measure(const char* kernel, const char* what, std::size_t bytes, Floor& floor, P& product, int products,
              double alone = 0) {
-  const Medians m = measure_products(floor, product, products, {std::size_t{2}, kMaxParts});
-  const double ratio = m.median[1] / m.median[0];
-  std::printf("%-28s %10.2f / %6.2f ms %14.2f / %6.2f ms %7.2fx", what, m.least[0], m.median[0], m.least[1],
-              m.median[1], ratio);
-  if (alone > 0) std::printf(" %10.2fx", m.median[1] / alone);
+  const Times two = measure_split(floor, product, products, 2);
+  const Times all = measure_split(floor, product, products, kMaxParts);
+  const double ratio = all.median / two.median;
+  std::printf("%-28s %10.2f / %6.2f ms %14.2f / %6.2f ms %7.2fx", what, two.least, two.median, all.least,
+              all.median, ratio);
+  if (alone > 0) std::printf(" %10.2fx", all.median / alone);
   std::printf("\n");
   // The same row for benchmarks/run.py, which prints it beside Figure 3's targets.
   std::printf("{\"floor\":\"%s\",\"kernel\":\"%s\",\"record_bytes\":%zu,\"least_ms\":[%.3f,%.3f],"
               "\"median_ms\":[%.3f,%.3f],\"ratio\":%.3f",
-              what, kernel, bytes, m.least[0], m.least[1], m.median[0], m.median[1], ratio);
-  if (alone > 0) std::printf(",\"alone_ms\":%.3f,\"ratio_to_alone\":%.3f", alone, m.median[1] / alone);
+              what, kernel, bytes, two.least, all.least, two.median, all.median, ratio);
+  if (alone > 0) std::printf(",\"alone_ms\":%.3f,\"ratio_to_alone\":%.3f", alone, all.median / alone);
   std::printf("}\n");
 }
 
@@ -435,7 +407,7 @@ void measure_all(bool paper, bool tight, int products) {
   if (tight) {
     Matmul m{Product::kN, Matmul::Kernel::tight};
     KernelAlone alone{m};
-    const double alone_ms = measure_products(alone, m, products, {kMaxParts}).median[1];
+    const double alone_ms = measure_split(alone, m, products, kMaxParts).median;
     std::printf("tight kernel, no records: each element's kernel in turn, on 2 OS threads: %.2f ms (median)\n",
                 alone_ms);
     std::printf("{\"kernel_alone_ms\":%.3f,\"kernel\":\"tight\"}\n", alone_ms);
@@ -466,7 +438,6 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: figure3_floor [--quick] [--record-bytes 64|192|448] [--kernel paper|tight|both]\n");
     return 2;
   }
-  processor_cpus();  // before this thread's own pinning narrows what it may use
   pin(0);
   const int products = quick ? 5 : 31;
   const bool paper = kernel != "tight";

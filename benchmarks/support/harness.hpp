@@ -48,6 +48,27 @@ struct Result {
   double spread_pct() const { return median_ns > 0 ? 100.0 * (max_ns - min_ns) / median_ns : 0; }
 };
 
+// The first `n` CPUs this process may use, in order: fewer where fewer are allowed, none if
+// its CPU mask cannot be read.
+inline std::vector<int> allowed_cpus(std::size_t n) {
+  std::vector<int> cpus;
+  cpu_set_t allowed;
+  CPU_ZERO(&allowed);
+  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return cpus;
+  for (int c = 0; c < CPU_SETSIZE && cpus.size() < n; ++c) {
+    if (CPU_ISSET(c, &allowed)) cpus.push_back(c);
+  }
+  return cpus;
+}
+
+// Pins the calling OS thread to `cpu`; false if it could not.
+inline bool pin_to_cpu(int cpu) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  return pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
+}
+
 // The machine's 1-minute load average (0 if unreadable): benchmarks print it, since a loaded
 // machine distorts multi-processor figures.
 inline double load_average() {
@@ -111,23 +132,12 @@ inline void print_json(const Result& r, std::FILE* out = stdout) {
 // "host"); they print its JSON line and a line "# host: ..." that names the CPUs. nullopt, and
 // a line saying so, where fewer than two CPUs are allowed or the threads cannot be pinned.
 inline std::optional<Result> core_round_trip(const char* name, int repetitions) {
-  cpu_set_t allowed;
-  CPU_ZERO(&allowed);
-  if (sched_getaffinity(0, sizeof allowed, &allowed) != 0) return std::nullopt;
-  int cpus[2] = {-1, -1};
-  for (int c = 0, n = 0; c < CPU_SETSIZE && n < 2; ++c) {
-    if (CPU_ISSET(c, &allowed)) cpus[n++] = c;
-  }
-  if (cpus[1] < 0) {
+  const std::vector<int> cpus = allowed_cpus(2);
+  if (cpus.empty()) return std::nullopt;
+  if (cpus.size() < 2) {
     std::printf("# host: one CPU allowed, no cross-core round trip to measure\n");
     return std::nullopt;
   }
-  auto pin = [](int cpu) {
-    cpu_set_t one;
-    CPU_ZERO(&one);
-    CPU_SET(cpu, &one);
-    return pthread_setaffinity_np(pthread_self(), sizeof one, &one) == 0;
-  };
   constexpr std::uint64_t trips = 20'000;
   alignas(64) std::atomic<std::uint64_t> line{0};
   std::atomic<bool> pinned{true};
@@ -135,7 +145,7 @@ inline std::optional<Result> core_round_trip(const char* name, int repetitions) 
   for (int r = 0; r <= repetitions; ++r) {  // the first is a warm-up
     line.store(0, std::memory_order_relaxed);
     std::thread echo{[&] {
-      if (!pin(cpus[1])) pinned.store(false);  // it still answers: the loop below must end
+      if (!pin_to_cpu(cpus[1])) pinned.store(false);  // it still answers: the loop below must end
       for (std::uint64_t i = 0; i < trips; ++i) {
         while (line.load(std::memory_order_acquire) != 2 * i + 1) {
         }
@@ -145,7 +155,7 @@ inline std::optional<Result> core_round_trip(const char* name, int repetitions) 
     cpu_set_t before;
     CPU_ZERO(&before);
     pthread_getaffinity_np(pthread_self(), sizeof before, &before);
-    if (!pin(cpus[0])) pinned.store(false);
+    if (!pin_to_cpu(cpus[0])) pinned.store(false);
     const auto t0 = std::chrono::steady_clock::now();
     for (std::uint64_t i = 0; i < trips; ++i) {
       line.store(2 * i + 1, std::memory_order_release);
