@@ -266,7 +266,9 @@ def floor_table(floor, ratios):
             continue
         kernel = "tight kernel" if f.get("kernel") == "tight" else "paper's kernel"
         alone = f"{f['ratio_to_alone']:.3g}×" if "ratio_to_alone" in f else "—"
-        rows.append(f"| bare records, {kernel}: {f['floor']} | {f['median_ms'][0]:.3g} ms | "
+        records = f.get("records", 40000)
+        made = f" ({records:,} of the 40,000 parts records)" if records < 40000 else ""
+        rows.append(f"| bare records, {kernel}: {f['floor']}{made} | {f['median_ms'][0]:.3g} ms | "
                     f"{f['median_ms'][1]:.3g} ms | {f['ratio']:.3g}× | {alone} |")
     return "\n".join(rows)
 
@@ -780,7 +782,9 @@ def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=(), 
                   "a fork writes a record, the joiner calls a still-queued one, and a second OS thread steals and "
                   "calls the rest (docs/design/lazy-forks.md), with each of the two kernels of Figure 3's "
                   "targets. Its best ratio is about as low as any runtime that forks 40,000 pieces of work can go "
-                  "here; medians.", "", floor_table(floor, ratios), ""]
+                  "here. The last two rows of each kernel make no record for a fork that finds 1,024 queued and "
+                  "not taken: it runs its part at once, by a plain call (which a thread's fork may not do) or on a "
+                  "stack of its own (docs/design/lazy-forks.md, \"A fork that runs its part at once\"); medians.", "", floor_table(floor, ratios), ""]
     if split:
         parts += ["### Where Figure 3's time goes (same run)", "",
                   "`benchmarks/figure3_split` runs Figure 3's product with PRESTO threads (the paper's kernel) and "

@@ -10,7 +10,10 @@
 //     each record it claims.
 // Three queues: a spinlocked deque, as a processor's ready queue is today, whose thief takes
 // the oldest half (today's LocalQueuePool) or the newest; and an array with no lock, whose
-// thief takes the newer half of what it has not looked at yet.
+// thief takes the newer half of what it has not looked at yet. Then a design that makes no
+// record for most forks: the array, but a fork finding 1,024 records queued and not taken runs
+// its part at once, as a plain call (which a thread's fork may not do: a part that blocked
+// would stop its forker) or on a stack of its own reached by a context switch (which it may).
 // Two kernels, as presto_bench's Figure 3 targets have:
 //   paper - presto_bench's matmul200 (the paper's): each part computes its elements of
 //           C = A x B, 200 x 200, as dot products with B transposed;
@@ -45,6 +48,8 @@
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <boost/context/detail/fcontext.hpp>
 
 #include "../suite/matmul_kernel.hpp"
 #include "../support/harness.hpp"
@@ -285,6 +290,119 @@ class ArrayFloor {
   Thief thief_{[this] { steal(); }};
 };
 
+// A design with no record for most forks (docs/design/lazy-forks.md, "A fork that runs its part
+// at once"): a fork runs its part at once while the forker's queue holds kBound records nobody
+// has taken, and queues a record otherwise. The records lie in an array, as ArrayFloor's; the
+// thief takes the older half of the records it has not taken at a time (the forker's records
+// are the newest, and it needs none of them until it joins). A part run at once is ended when
+// its fork returns: its join reads only the forker's note of it (in a runtime, the join
+// handle). With `Switch`, such a part runs on a stack of its own, reached by a Boost.Context
+// switch and left by another, as a fork that keeps a thread's meaning would have to (a part
+// that blocked could then wait there while its forker goes on).
+template <std::size_t Bytes, class P, bool Switch>
+class EagerFloor {
+ public:
+  // Past this many records queued and not taken, a fork runs its part at once. Of 64, 256, 1,024
+  // and 4,096 (2026-12-05, two runs each), 1,024 was the best or within 3% of it with both
+  // kernels, a call or a switch.
+  static constexpr std::size_t kBound = 1024;
+
+  explicit EagerFloor(P& product) : product_(product) {
+    if constexpr (Switch) child_ = boost::context::detail::make_fcontext(stack_.data() + stack_.size(), stack_.size(), &child_body);
+  }
+
+  double multiply(std::size_t parts) {
+    // The thief starts the product with nothing taken before the clock starts.
+    const std::uint64_t product = product_number_.fetch_add(1, std::memory_order_release) + 1;
+    while (started_.load(std::memory_order_acquire) != product) __builtin_ia32_pause();
+    return milliseconds([&] {
+      std::size_t count = 0;
+      for (std::size_t t = 0; t < parts; ++t) {
+        if (count - taken_.load(std::memory_order_relaxed) >= kBound) {
+          run_now(t, parts);
+          where_[t] = kRanNow;
+          continue;
+        }
+        records_[count].publish(t, parts);
+        where_[t] = count;
+        count_.store(++count, std::memory_order_release);
+      }
+      for (std::size_t t = 0; t < parts; ++t) {
+        if (where_[t] == kRanNow) continue;
+        Record<Bytes>& r = records_[where_[t]];
+        r.run(product_);
+        for (std::size_t k = where_[t] + 1; !r.ended();) {
+          if (k < count) {
+            records_[k++].run(product_);
+          } else {
+            __builtin_ia32_pause();
+          }
+        }
+      }
+      count_.store(0, std::memory_order_relaxed);
+      if (parts == kMaxParts) records_made_.push_back(count);
+    });
+  }
+
+  // How many of a 40,000-part product's parts were records (the rest ran at once): the median.
+  std::size_t records_made() {
+    std::sort(records_made_.begin(), records_made_.end());
+    return records_made_[records_made_.size() / 2];
+  }
+
+ private:
+  static constexpr std::size_t kRanNow = ~std::size_t{0};
+  struct Call {
+    P* product;
+    std::size_t part, parts;
+  };
+
+  void run_now(std::size_t t, std::size_t parts) {
+    if constexpr (Switch) {
+      Call call{&product_, t, parts};
+      child_ = boost::context::detail::jump_fcontext(child_, &call).fctx;
+    } else {
+      product_.part(t, parts);
+    }
+  }
+  static void child_body(boost::context::detail::transfer_t from) {
+    for (;;) {
+      const Call* call = static_cast<const Call*>(from.data);
+      call->product->part(call->part, call->parts);
+      from = boost::context::detail::jump_fcontext(from.fctx, nullptr);
+    }
+  }
+
+  void steal() {
+    if (const std::uint64_t n = product_number_.load(std::memory_order_acquire); n != started_.load(std::memory_order_relaxed)) {
+      taken_.store(0, std::memory_order_relaxed);
+      started_.store(n, std::memory_order_release);
+      return;
+    }
+    const std::size_t count = count_.load(std::memory_order_acquire);
+    const std::size_t taken = taken_.load(std::memory_order_relaxed);  // only this thread writes it
+    if (count <= taken) {
+      __builtin_ia32_pause();
+      return;
+    }
+    const std::size_t to = taken + (count - taken + 1) / 2;
+    taken_.store(to, std::memory_order_relaxed);
+    for (std::size_t i = taken; i < to; ++i) records_[i].run(product_);
+  }
+
+  P& product_;
+  std::vector<std::size_t> records_made_;  // one for each product
+  std::vector<Record<Bytes>> records_ = std::vector<Record<Bytes>>(kMaxParts);
+  std::vector<std::size_t> where_ = std::vector<std::size_t>(kMaxParts);  // each part's record, or kRanNow
+  std::vector<char> stack_ = std::vector<char>(Switch ? 64 * 1024 : 0);
+  boost::context::detail::fcontext_t child_ = nullptr;
+  alignas(64) std::atomic<std::size_t> count_{0};
+  alignas(64) std::atomic<std::size_t> taken_{0};
+  alignas(64) std::atomic<std::uint64_t> product_number_{0};
+  alignas(64) std::atomic<std::uint64_t> started_{0};
+  Thief thief_{[this] { steal(); }};
+};
+
 // Figure 3's product with the paper's kernel, checked as Matmul::checked checks the tight one:
 // C cleared before `multiply`, compared after it with the product computed once in one part.
 class PaperProduct : public Product {
@@ -358,23 +476,26 @@ Times measure_split(Floor& floor, P& product, int products, std::size_t parts) {
 }
 
 // One floor's row: 2 parts and 40,000, and the medians' ratio; with `alone` (the tight
-// kernel's median with no records, ms), the 40,000 parts' median against it too.
+// kernel's median with no records, ms), the 40,000 parts' median against it too; and how many
+// records a product of 40,000 parts made (the median, where the floor counts them).
 template <class Floor, class P>
 void measure(const char* kernel, const char* what, std::size_t bytes, Floor& floor, P& product, int products,
              double alone = 0) {
   const Times two = measure_split(floor, product, products, 2);
   const Times all = measure_split(floor, product, products, kMaxParts);
   const double ratio = all.median / two.median;
-  std::printf("%-28s %10.2f / %6.2f ms %14.2f / %6.2f ms %7.2fx", what, two.least, two.median, all.least,
+  std::printf("%-58s %10.2f / %6.2f ms %14.2f / %6.2f ms %7.2fx", what, two.least, two.median, all.least,
               all.median, ratio);
   if (alone > 0) std::printf(" %10.2fx", all.median / alone);
-  std::printf("\n");
+  std::size_t records = kMaxParts;  // a record for each part, unless the floor says otherwise
+  if constexpr (requires { floor.records_made(); }) records = floor.records_made();
+  std::printf("  (%zu records)\n", records);
   // The same row for benchmarks/run.py, which prints it beside Figure 3's targets.
   std::printf("{\"floor\":\"%s\",\"kernel\":\"%s\",\"record_bytes\":%zu,\"least_ms\":[%.3f,%.3f],"
               "\"median_ms\":[%.3f,%.3f],\"ratio\":%.3f",
               what, kernel, bytes, two.least, all.least, two.median, all.median, ratio);
   if (alone > 0) std::printf(",\"alone_ms\":%.3f,\"ratio_to_alone\":%.3f", alone, all.median / alone);
-  std::printf("}\n");
+  std::printf(",\"records\":%zu}\n", records);
 }
 
 template <std::size_t Bytes, class P>
@@ -387,13 +508,21 @@ void measure_queues(const char* kernel, P& product, int products, double alone) 
     DequeFloor<Bytes, P> newest{product, true};
     measure(kernel, "deque, the newest half", Bytes, newest, product, products, alone);
   }
-  ArrayFloor<Bytes, P> array{product};
-  measure(kernel, "array, no lock, newer half", Bytes, array, product, products, alone);
+  {
+    ArrayFloor<Bytes, P> array{product};
+    measure(kernel, "array, no lock, newer half", Bytes, array, product, products, alone);
+  }
+  {
+    EagerFloor<Bytes, P, false> eager{product};
+    measure(kernel, "array; past 1,024 queued, a part run by a call", Bytes, eager, product, products, alone);
+  }
+  EagerFloor<Bytes, P, true> eager{product};
+  measure(kernel, "array; past 1,024 queued, a part run on a stack of its own", Bytes, eager, product, products, alone);
 }
 
 void print_heading(const char* kernel, std::size_t bytes, const char* last_column) {
   std::printf("%s kernel, %zu-byte records\n", kernel, bytes);
-  std::printf("%-28s %22s %26s %8s%s\n", "records' queue, thief takes", "2 parts: least/median",
+  std::printf("%-58s %22s %26s %8s%s\n", "records' queue, thief takes", "2 parts: least/median",
               "40,000 parts: least/median", "ratio", last_column);
 }
 
