@@ -267,7 +267,7 @@ def floor_table(floor, ratios):
         kernel = "tight kernel" if f.get("kernel") == "tight" else "paper's kernel"
         alone = f"{f['ratio_to_alone']:.3g}×" if "ratio_to_alone" in f else "—"
         records = f.get("records", 40000)
-        made = f" ({records:,} of the 40,000 parts records)" if records < 40000 else ""
+        made = f" (records for {records:,} of the 40,000 parts)" if records < 40000 else ""
         rows.append(f"| bare records, {kernel}: {f['floor']}{made} | {f['median_ms'][0]:.3g} ms | "
                     f"{f['median_ms'][1]:.3g} ms | {f['ratio']:.3g}× | {alone} |")
     return "\n".join(rows)
