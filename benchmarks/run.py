@@ -784,7 +784,8 @@ def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=(), 
                   "targets. Its best ratio is about as low as any runtime that forks 40,000 pieces of work can go "
                   "here. The last two rows of each kernel make no record for a fork that finds 1,024 queued and "
                   "not taken: it runs its part at once, by a plain call (which a thread's fork may not do) or on a "
-                  "stack of its own (docs/design/lazy-forks.md, \"A fork that runs its part at once\"); medians.", "", floor_table(floor, ratios), ""]
+                  "stack of its own (docs/design/lazy-forks.md, \"A fork that runs its part at once\"); medians.",
+                  "", floor_table(floor, ratios), ""]
     if split:
         parts += ["### Where Figure 3's time goes (same run)", "",
                   "`benchmarks/figure3_split` runs Figure 3's product with PRESTO threads (the paper's kernel) and "
