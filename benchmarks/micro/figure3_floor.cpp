@@ -112,6 +112,22 @@ struct alignas(64) Record {
   }
 };
 
+// The join of records[i], in an array whose records [i + 1, end) were forked after it: calls it
+// if it is still queued; while the other side runs it, calls the later ones still queued, as a
+// processor does while its thread waits.
+template <std::size_t Bytes, class P>
+void join_in_array(std::vector<Record<Bytes>>& records, std::size_t i, std::size_t end, P& product) {
+  Record<Bytes>& r = records[i];
+  r.run(product);
+  for (std::size_t k = i + 1; !r.ended();) {
+    if (k < end) {
+      records[k++].run(product);
+    } else {
+      __builtin_ia32_pause();
+    }
+  }
+}
+
 // Pins the calling OS thread to the CPU of `processor` (0 or 1) of the two the floor's OS
 // threads stand for: the first two this process may use (none where only one is). As PRESTO's
 // processors are pinned: unpinned, a 2-part product sometimes took twice its time, as long as
@@ -240,15 +256,7 @@ class ArrayFloor {
       }
       for (std::size_t t = 0; t < parts; ++t) {
         front_.store(t, std::memory_order_relaxed);
-        Record<Bytes>& r = records_[t];
-        r.run(product_);
-        for (std::size_t k = t + 1; !r.ended();) {
-          if (k < parts) {
-            records_[k++].run(product_);
-          } else {
-            __builtin_ia32_pause();
-          }
-        }
+        join_in_array(records_, t, parts, product_);
       }
       front_.store(0, std::memory_order_relaxed);
       count_.store(0, std::memory_order_relaxed);
@@ -308,7 +316,9 @@ class EagerFloor {
   static constexpr std::size_t kBound = 1024;
 
   explicit EagerFloor(P& product) : product_(product) {
-    if constexpr (Switch) child_ = boost::context::detail::make_fcontext(stack_.data() + stack_.size(), stack_.size(), &child_body);
+    if constexpr (Switch) {
+      child_ = boost::context::detail::make_fcontext(stack_.data() + stack_.size(), stack_.size(), &child_body);
+    }
   }
 
   double multiply(std::size_t parts) {
@@ -328,16 +338,7 @@ class EagerFloor {
         count_.store(++count, std::memory_order_release);
       }
       for (std::size_t t = 0; t < parts; ++t) {
-        if (where_[t] == kRanNow) continue;
-        Record<Bytes>& r = records_[where_[t]];
-        r.run(product_);
-        for (std::size_t k = where_[t] + 1; !r.ended();) {
-          if (k < count) {
-            records_[k++].run(product_);
-          } else {
-            __builtin_ia32_pause();
-          }
-        }
+        if (where_[t] != kRanNow) join_in_array(records_, where_[t], count, product_);
       }
       count_.store(0, std::memory_order_relaxed);
       if (parts == kMaxParts) records_made_.push_back(count);
@@ -374,7 +375,8 @@ class EagerFloor {
   }
 
   void steal() {
-    if (const std::uint64_t n = product_number_.load(std::memory_order_acquire); n != started_.load(std::memory_order_relaxed)) {
+    const std::uint64_t n = product_number_.load(std::memory_order_acquire);
+    if (n != started_.load(std::memory_order_relaxed)) {  // only this thread writes started_
       taken_.store(0, std::memory_order_relaxed);
       started_.store(n, std::memory_order_release);
       return;
@@ -517,7 +519,8 @@ void measure_queues(const char* kernel, P& product, int products, double alone) 
     measure(kernel, "array; past 1,024 queued, a part run by a call", Bytes, eager, product, products, alone);
   }
   EagerFloor<Bytes, P, true> eager{product};
-  measure(kernel, "array; past 1,024 queued, a part run on a stack of its own", Bytes, eager, product, products, alone);
+  measure(kernel, "array; past 1,024 queued, a part run on a stack of its own", Bytes, eager, product, products,
+          alone);
 }
 
 void print_heading(const char* kernel, std::size_t bytes, const char* last_column) {
