@@ -247,9 +247,11 @@ def split_table(split):
 
 def floor_table(floor, ratios):
     """Figure 3's 2-processor targets beside the floor's rows, each as medians: 2 parts, 40,000,
-    their ratio, and for the tight kernel the 40,000 against each element's kernel alone."""
+    their ratio, for the tight kernel the 40,000 against each element's kernel alone, and the
+    host's cross-core round trip taken just before each floor row."""
     rows = ["| how 40,000 elements run, 2 processors | 2 parts | 40,000 parts | ratio (target ≤ 1.15×) "
-            "| 40,000 / the kernel per element alone (target ≤ 1.15×) |", "|---|---|---|---|---|"]
+            "| 40,000 / the kernel per element alone (target ≤ 1.15×) | host's round trip before it |",
+            "|---|---|---|---|---|---|"]
     to_alone = next((r for r in ratios if r["ratio"].startswith("Fig. 3") and "kernel per element" in r["ratio"]),
                     None)
     for r in ratios:
@@ -258,18 +260,19 @@ def floor_table(floor, ratios):
             kernel = "tight kernel" if tight else "paper's kernel"
             alone = f"{to_alone['value']:.3g}×" if tight and to_alone else "—"
             rows.append(f"| PRESTO threads, {kernel} (the targets above) | {fmt_quantity(r['baseline'], r['unit'])} "
-                        f"| {fmt_quantity(r['presto'], r['unit'])} | {r['value']:.3g}× | {alone} |")
+                        f"| {fmt_quantity(r['presto'], r['unit'])} | {r['value']:.3g}× | {alone} | — |")
     for f in floor:
         if "kernel_alone_ms" in f:
             rows.append(f"| no records, tight kernel: each element's kernel in turn, 2 OS threads | — | "
-                        f"{f['kernel_alone_ms']:.3g} ms | — | 1× |")
+                        f"{f['kernel_alone_ms']:.3g} ms | — | 1× | — |")
             continue
         kernel = "tight kernel" if f.get("kernel") == "tight" else "paper's kernel"
         alone = f"{f['ratio_to_alone']:.3g}×" if "ratio_to_alone" in f else "—"
         records = f.get("records", 40000)
         made = f" (records for {records:,} of the 40,000 parts)" if records < 40000 else ""
+        trip = f"{f['round_trip_ns']:.0f} ns" if f.get("round_trip_ns") else "—"
         rows.append(f"| bare records, {kernel}: {f['floor']}{made} | {f['median_ms'][0]:.3g} ms | "
-                    f"{f['median_ms'][1]:.3g} ms | {f['ratio']:.3g}× | {alone} |")
+                    f"{f['median_ms'][1]:.3g} ms | {f['ratio']:.3g}× | {alone} | {trip} |")
     return "\n".join(rows)
 
 
@@ -784,7 +787,10 @@ def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=(), 
                   "targets. Its best ratio is about as low as any runtime that forks 40,000 pieces of work can go "
                   "here. The last two rows of each kernel make no record for a fork that finds 1,024 queued and "
                   "not taken: it runs its part at once, by a plain call (which a thread's fork may not do) or on a "
-                  "stack of its own (docs/design/lazy-forks.md, \"A fork that runs its part at once\"); medians.",
+                  "stack of its own (docs/design/lazy-forks.md, \"A fork that runs its part at once\"); medians. "
+                  "The deque's thief takes at most 128 records a steal in the row that says so, as PRESTO's "
+                  "thieves do. Each row gives the host's cross-core round trip taken just before it: the locked "
+                  "deque's rows move with it, the array's much less.",
                   "", floor_table(floor, ratios), ""]
     if split:
         parts += ["### Where Figure 3's time goes (same run)", "",

@@ -9,7 +9,8 @@
 //   - the other processor (one OS thread) steals half of what is queued at a time and calls
 //     each record it claims.
 // Three queues: a spinlocked deque, as a processor's ready queue is today, whose thief takes
-// the oldest half (today's LocalQueuePool) or the newest; and an array with no lock, whose
+// the oldest half, or the newest half, or the newest half but at most 128 records a steal (as
+// LocalQueuePool's thieves take records: this design's floor); and an array with no lock, whose
 // thief takes the newer half of what it has not looked at yet. Then a design that makes no
 // record for most forks: the array, but a fork finding 1,024 records queued and not taken runs
 // its part at once, as a plain call (which a thread's fork may not do: a part that blocked
@@ -22,8 +23,10 @@
 //           sums. With it, the floor also calls each element's kernel in turn on two OS threads,
 //           with no records at all: the baseline of Figure 3's third target.
 // Prints, for each kernel and queue, the least and the median of 31 products with 2 parts and
-// with 40,000 (one per element), each product checked, and the medians' ratio: Figure 3's
-// targets are <= 1.15x. Each row is printed twice: as a table row, and as a JSON line that
+// with 40,000 (one per element), each product checked, and the medians' ratio (Figure 3's
+// targets are <= 1.15x), with the host's cross-core round trip taken just before that queue's
+// products (support/harness.hpp, core_round_trip): on a host whose two CPUs are sometimes far
+// apart, a queue with a lock the two OS threads share moves with it. Each row is printed twice: as a table row, and as a JSON line that
 // benchmarks/run.py reads.
 // A record takes one cache line. --record-bytes 192 or 448 makes it as large as three lines or
 // as a thread's control block today (7 lines), each line written at the fork and at the run:
@@ -49,6 +52,9 @@
 #include <thread>
 #include <vector>
 
+#include <pthread.h>
+#include <sched.h>
+
 #include <boost/context/detail/fcontext.hpp>
 
 #include "../suite/matmul_kernel.hpp"
@@ -60,6 +66,7 @@ namespace {
 using presto::bench::Matmul;
 using Product = presto::bench::Figure3Product;
 constexpr std::size_t kMaxParts = Product::kElements;  // one part per element
+constexpr std::size_t kStealLimit = 128;  // what a steal takes at most in PRESTO (LocalQueuePool's, private)
 
 class TasLock {
  public:
@@ -133,6 +140,8 @@ void join_in_array(std::vector<Record<Bytes>>& records, std::size_t i, std::size
 // processors are pinned: unpinned, a 2-part product sometimes took twice its time, as long as
 // one thread computing both parts. The CPUs are read once, before the first thread pins
 // itself and so narrows what the threads it starts may use.
+cpu_set_t process_cpus;  // the CPUs this process may use, read by main before it pins itself
+
 void pin(std::size_t processor) {
   static const std::vector<int> cpus = presto::bench::allowed_cpus(2);
   if (cpus.size() == 2) presto::bench::pin_to_cpu(cpus[processor]);
@@ -165,11 +174,13 @@ double milliseconds(F&& f) {
   return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count();
 }
 
-// The records' queue is a spinlocked deque, as a processor's ready queue is today.
+// The records' queue is a spinlocked deque, as a processor's ready queue is today. A steal takes
+// half of what is queued, but at most `most` records.
 template <std::size_t Bytes, class P>
 class DequeFloor {
  public:
-  DequeFloor(P& product, bool steal_newest) : product_(product), steal_newest_(steal_newest) {}
+  DequeFloor(P& product, bool steal_newest, std::size_t most = kMaxParts)
+      : product_(product), steal_newest_(steal_newest), most_(most) {}
 
   // One product in `parts` (at most kMaxParts) records; milliseconds.
   double multiply(std::size_t parts) {
@@ -215,7 +226,7 @@ class DequeFloor {
     batch_.clear();
     {
       std::lock_guard hold(lock_);
-      for (std::size_t k = (queue_.size() + 1) / 2; k > 0; --k) {
+      for (std::size_t k = std::min((queue_.size() + 1) / 2, most_); k > 0; --k) {
         if (steal_newest_) {
           batch_.push_back(queue_.back());
           queue_.pop_back();
@@ -231,6 +242,7 @@ class DequeFloor {
 
   P& product_;
   const bool steal_newest_;
+  const std::size_t most_;
   std::vector<Record<Bytes>> records_ = std::vector<Record<Bytes>>(kMaxParts);
   TasLock lock_;
   std::deque<Record<Bytes>*> queue_;
@@ -477,12 +489,25 @@ Times measure_split(Floor& floor, P& product, int products, std::size_t parts) {
   return {ms.front(), ms[ms.size() / 2]};
 }
 
+// The host's cross-core round trip just now (ns; 0 where it cannot be measured), taken before a
+// floor's thief starts (it would share the second CPU with the round trip's echo). A locked
+// queue's floor moves with it, the unlocked array's much less (docs/design/lazy-forks.md).
+// The main thread is pinned to the first CPU meanwhile: it may use the process's CPUs again
+// for the measure, and is pinned back after it.
+double round_trip() {
+  pthread_setaffinity_np(pthread_self(), sizeof process_cpus, &process_cpus);
+  const auto r = presto::bench::core_round_trip("core_round_trip", 3, /*print=*/false);
+  pin(0);
+  return r ? r->median_ns : 0;
+}
+
 // One floor's row: 2 parts and 40,000, and the medians' ratio; with `alone` (the tight
-// kernel's median with no records, ms), the 40,000 parts' median against it too; and how many
-// records a product of 40,000 parts made (the median, where the floor counts them).
+// kernel's median with no records, ms), the 40,000 parts' median against it too; how many
+// records a product of 40,000 parts made (the median, where the floor counts them); and the
+// host's round trip `trip` taken just before the floor started.
 template <class Floor, class P>
 void measure(const char* kernel, const char* what, std::size_t bytes, Floor& floor, P& product, int products,
-             double alone = 0) {
+             double alone, double trip) {
   const Times two = measure_split(floor, product, products, 2);
   const Times all = measure_split(floor, product, products, kMaxParts);
   const double ratio = all.median / two.median;
@@ -491,36 +516,47 @@ void measure(const char* kernel, const char* what, std::size_t bytes, Floor& flo
   if (alone > 0) std::printf(" %10.2fx", all.median / alone);
   std::size_t records = kMaxParts;  // a record for each part, unless the floor says otherwise
   if constexpr (requires { floor.records_made(); }) records = floor.records_made();
-  std::printf("  (%zu records)\n", records);
+  std::printf("  (%zu records; host round trip %.0f ns)\n", records, trip);
   // The same row for benchmarks/run.py, which prints it beside Figure 3's targets.
   std::printf("{\"floor\":\"%s\",\"kernel\":\"%s\",\"record_bytes\":%zu,\"least_ms\":[%.3f,%.3f],"
               "\"median_ms\":[%.3f,%.3f],\"ratio\":%.3f",
               what, kernel, bytes, two.least, all.least, two.median, all.median, ratio);
   if (alone > 0) std::printf(",\"alone_ms\":%.3f,\"ratio_to_alone\":%.3f", alone, all.median / alone);
-  std::printf(",\"records\":%zu}\n", records);
+  std::printf(",\"records\":%zu,\"round_trip_ns\":%.1f}\n", records, trip);
 }
 
 template <std::size_t Bytes, class P>
 void measure_queues(const char* kernel, P& product, int products, double alone) {
   {
+    const double trip = round_trip();
     DequeFloor<Bytes, P> oldest{product, false};
-    measure(kernel, "deque, the oldest half", Bytes, oldest, product, products, alone);
+    measure(kernel, "deque, the oldest half", Bytes, oldest, product, products, alone, trip);
   }
   {
+    const double trip = round_trip();
     DequeFloor<Bytes, P> newest{product, true};
-    measure(kernel, "deque, the newest half", Bytes, newest, product, products, alone);
+    measure(kernel, "deque, the newest half", Bytes, newest, product, products, alone, trip);
   }
   {
+    const double trip = round_trip();
+    DequeFloor<Bytes, P> capped{product, true, kStealLimit};
+    measure(kernel, "deque, the newest half, at most 128 a steal (as PRESTO's)", Bytes, capped, product, products,
+            alone, trip);
+  }
+  {
+    const double trip = round_trip();
     ArrayFloor<Bytes, P> array{product};
-    measure(kernel, "array, no lock, newer half", Bytes, array, product, products, alone);
+    measure(kernel, "array, no lock, newer half", Bytes, array, product, products, alone, trip);
   }
   {
+    const double trip = round_trip();
     EagerFloor<Bytes, P, false> eager{product};
-    measure(kernel, "array; past 1,024 queued, a part run by a call", Bytes, eager, product, products, alone);
+    measure(kernel, "array; past 1,024 queued, a part run by a call", Bytes, eager, product, products, alone, trip);
   }
+  const double trip = round_trip();
   EagerFloor<Bytes, P, true> eager{product};
   measure(kernel, "array; past 1,024 queued, a part run on a stack of its own", Bytes, eager, product, products,
-          alone);
+          alone, trip);
 }
 
 void print_heading(const char* kernel, std::size_t bytes, const char* last_column) {
@@ -570,6 +606,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "usage: figure3_floor [--quick] [--record-bytes 64|192|448] [--kernel paper|tight|both]\n");
     return 2;
   }
+  sched_getaffinity(0, sizeof process_cpus, &process_cpus);
   pin(0);
   const int products = quick ? 5 : 31;
   const bool paper = kernel != "tight";

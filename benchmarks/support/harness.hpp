@@ -129,13 +129,14 @@ inline void print_json(const Result& r, std::FILE* out = stdout) {
 // binaries (presumably where the host places the two vCPUs), and PSIM's two-processor ratios
 // follow it (docs/benchmarks.md). Benchmarks print it before and after
 // their multi-processor runs (names "core_round_trip_before" and "core_round_trip_after", system
-// "host"); they print its JSON line and a line "# host: ..." that names the CPUs. nullopt, and
-// a line saying so, where fewer than two CPUs are allowed or the threads cannot be pinned.
-inline std::optional<Result> core_round_trip(const char* name, int repetitions) {
+// "host"); they print its JSON line and a line "# host: ..." that names the CPUs (unless `print`
+// is false: figure3_floor puts the round trip in each row instead). nullopt, and a line saying
+// so, where fewer than two CPUs are allowed or the threads cannot be pinned.
+inline std::optional<Result> core_round_trip(const char* name, int repetitions, bool print = true) {
   const std::vector<int> cpus = allowed_cpus(2);
   if (cpus.empty()) return std::nullopt;
   if (cpus.size() < 2) {
-    std::printf("# host: one CPU allowed, no cross-core round trip to measure\n");
+    if (print) std::printf("# host: one CPU allowed, no cross-core round trip to measure\n");
     return std::nullopt;
   }
   constexpr std::uint64_t trips = 20'000;
@@ -174,6 +175,7 @@ inline std::optional<Result> core_round_trip(const char* name, int repetitions) 
   }
   std::sort(per_trip.begin(), per_trip.end());
   Result res{name, "host", 2, trips, per_trip[per_trip.size() / 2], per_trip.front(), per_trip.back(), repetitions};
+  if (!print) return res;
   print_json(res);
   std::printf("# host: cache-line round trip between CPUs %d and %d: %.1f ns (%s; median of %d, %.1f-%.1f)\n", cpus[0],
               cpus[1], res.median_ns, name, repetitions, res.min_ns, res.max_ns);
