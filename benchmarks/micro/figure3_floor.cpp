@@ -26,8 +26,8 @@
 // with 40,000 (one per element), each product checked, and the medians' ratio (Figure 3's
 // targets are <= 1.15x), with the host's cross-core round trip taken just before that queue's
 // products (support/harness.hpp, core_round_trip): on a host whose two CPUs are sometimes far
-// apart, a queue with a lock the two OS threads share moves with it. Each row is printed twice: as a table row, and as a JSON line that
-// benchmarks/run.py reads.
+// apart, a queue with a lock the two OS threads share moves with it. Each row is printed twice:
+// as a table row, and as a JSON line that benchmarks/run.py reads.
 // A record takes one cache line. --record-bytes 192 or 448 makes it as large as three lines or
 // as a thread's control block today (7 lines), each line written at the fork and at the run:
 // what the size of a fork's state costs, apart from the instructions that handle it.

@@ -129,9 +129,9 @@ inline void print_json(const Result& r, std::FILE* out = stdout) {
 // binaries (presumably where the host places the two vCPUs), and PSIM's two-processor ratios
 // follow it (docs/benchmarks.md). Benchmarks print it before and after
 // their multi-processor runs (names "core_round_trip_before" and "core_round_trip_after", system
-// "host"); they print its JSON line and a line "# host: ..." that names the CPUs (unless `print`
-// is false: figure3_floor puts the round trip in each row instead). nullopt, and a line saying
-// so, where fewer than two CPUs are allowed or the threads cannot be pinned.
+// "host"); they print its JSON line and a line "# host: ..." that names the CPUs. nullopt, and
+// a line saying so, where fewer than two CPUs are allowed or the threads cannot be pinned. With
+// `print` false it prints nothing (figure3_floor puts the round trip in each row instead).
 inline std::optional<Result> core_round_trip(const char* name, int repetitions, bool print = true) {
   const std::vector<int> cpus = allowed_cpus(2);
   if (cpus.empty()) return std::nullopt;
@@ -169,8 +169,10 @@ inline std::optional<Result> core_round_trip(const char* name, int repetitions, 
     if (r > 0) per_trip.push_back(std::chrono::duration<double, std::nano>(t1 - t0).count() / trips);
   }
   if (!pinned.load()) {
-    std::printf("# host: the round trip's threads could not be pinned to CPUs %d and %d: not measured\n", cpus[0],
-                cpus[1]);
+    if (print) {
+      std::printf("# host: the round trip's threads could not be pinned to CPUs %d and %d: not measured\n", cpus[0],
+                  cpus[1]);
+    }
     return std::nullopt;
   }
   std::sort(per_trip.begin(), per_trip.end());
