@@ -489,8 +489,7 @@ Times measure_split(Floor& floor, P& product, int products, std::size_t parts) {
   return {ms.front(), ms[ms.size() / 2]};
 }
 
-// The host's cross-core round trip just now (ns; 0 where it cannot be measured), taken before a
-// floor's thief starts (it would share the second CPU with the round trip's echo). A locked
+// The host's cross-core round trip just now (ns; 0 where it cannot be measured). A locked
 // queue's floor moves with it, the unlocked array's much less (docs/design/lazy-forks.md).
 // The main thread is pinned to the first CPU meanwhile: it may use the process's CPUs again
 // for the measure, and is pinned back after it.
@@ -525,38 +524,27 @@ void measure(const char* kernel, const char* what, std::size_t bytes, Floor& flo
   std::printf(",\"records\":%zu,\"round_trip_ns\":%.1f}\n", records, trip);
 }
 
+// One floor's row: the host's round trip first, then the floor, made of `product` and `args`
+// (its thief starts with it, and would share the second CPU with the round trip's echo).
+template <class Floor, class P, class... Args>
+void measure_row(const char* kernel, const char* what, std::size_t bytes, P& product, int products, double alone,
+                 Args... args) {
+  const double trip = round_trip();
+  Floor floor{product, args...};
+  measure(kernel, what, bytes, floor, product, products, alone, trip);
+}
+
 template <std::size_t Bytes, class P>
 void measure_queues(const char* kernel, P& product, int products, double alone) {
-  {
-    const double trip = round_trip();
-    DequeFloor<Bytes, P> oldest{product, false};
-    measure(kernel, "deque, the oldest half", Bytes, oldest, product, products, alone, trip);
-  }
-  {
-    const double trip = round_trip();
-    DequeFloor<Bytes, P> newest{product, true};
-    measure(kernel, "deque, the newest half", Bytes, newest, product, products, alone, trip);
-  }
-  {
-    const double trip = round_trip();
-    DequeFloor<Bytes, P> capped{product, true, kStealLimit};
-    measure(kernel, "deque, the newest half, at most 128 a steal (as PRESTO's)", Bytes, capped, product, products,
-            alone, trip);
-  }
-  {
-    const double trip = round_trip();
-    ArrayFloor<Bytes, P> array{product};
-    measure(kernel, "array, no lock, newer half", Bytes, array, product, products, alone, trip);
-  }
-  {
-    const double trip = round_trip();
-    EagerFloor<Bytes, P, false> eager{product};
-    measure(kernel, "array; past 1,024 queued, a part run by a call", Bytes, eager, product, products, alone, trip);
-  }
-  const double trip = round_trip();
-  EagerFloor<Bytes, P, true> eager{product};
-  measure(kernel, "array; past 1,024 queued, a part run on a stack of its own", Bytes, eager, product, products,
-          alone, trip);
+  measure_row<DequeFloor<Bytes, P>>(kernel, "deque, the oldest half", Bytes, product, products, alone, false);
+  measure_row<DequeFloor<Bytes, P>>(kernel, "deque, the newest half", Bytes, product, products, alone, true);
+  measure_row<DequeFloor<Bytes, P>>(kernel, "deque, the newest half, at most 128 a steal (as PRESTO's)", Bytes,
+                                    product, products, alone, true, kStealLimit);
+  measure_row<ArrayFloor<Bytes, P>>(kernel, "array, no lock, newer half", Bytes, product, products, alone);
+  measure_row<EagerFloor<Bytes, P, false>>(kernel, "array; past 1,024 queued, a part run by a call", Bytes, product,
+                                           products, alone);
+  measure_row<EagerFloor<Bytes, P, true>>(kernel, "array; past 1,024 queued, a part run on a stack of its own",
+                                          Bytes, product, products, alone);
 }
 
 void print_heading(const char* kernel, std::size_t bytes, const char* last_column) {
