@@ -380,6 +380,7 @@ WORKLOADS = [
     ("spin_test", "Table III spin_test: Spinlock lock + unlock"),
     ("atom_test", "Table III atom_test: atomic increment"),
     ("switch_test", "Table III switch_test: condition ping-pong, per hand-off (Go: unbuffered channel)"),
+    ("condition_turns", "condition turns, the monitor entered for each turn, per hand-off"),
     ("skynet", "skynet, per thread (param: leaves)"),
     ("matmul_speedup", "Fig. 2: matrix multiplication, one thread per processor (param: n)"),
     ("matmul200_tight", "Fig. 3's end points, tight kernel (param: threads; kernel-per-element: no threads)"),

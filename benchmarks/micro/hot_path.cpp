@@ -18,6 +18,8 @@
 //             N switches each, in parallel (time per switch per processor: the same on P
 //             processors as on 1 when pinned threads share nothing across processors)
 //   handoff   two threads hand a monitor's condition back and forth: N hand-offs
+//   turns     the same, but each thread enters the monitor for each turn and leaves it after
+//             its signal (a producer's and a consumer's pattern, the README's): N hand-offs
 //   fork-join fork an empty thread and join it at once: N threads
 //   batch     fork 10,000 threads, then join them in order (Figure 3's pattern): N threads
 //   batch-dispatched  the same, but the forker yields once before its joins, so that every
@@ -103,6 +105,21 @@ bool run(const std::string& op, std::uint64_t n, std::size_t processors) {
         turn_changed.wait(e, [&] { return turn % 2 == 0; });
       }
     }
+    other.join();
+  } else if (op == "turns") {
+    presto::Monitor m{"m"};
+    presto::Condition turn_changed{m, "turn"};
+    std::uint64_t turn = 0;
+    auto take_turns = [&](std::uint64_t me) {
+      for (std::uint64_t i = 0; i < n / 2; ++i) {
+        presto::Monitor::Entry e{m};
+        turn_changed.wait(e, [&] { return turn % 2 == me; });
+        ++turn;
+        turn_changed.signal();
+      }
+    };
+    auto other = presto::fork(take_turns, 1);
+    take_turns(0);
     other.join();
   } else if (op == "fork-join") {
     for (std::uint64_t i = 0; i < n; ++i) presto::fork([] {}).join();

@@ -57,6 +57,10 @@ void print_targets(const Suite& s) {
        s.find("switch_test", "boost.fiber", 1), 4, false, false},
       {"condition ping-pong, 1 proc: Go channel / presto", s.find("switch_test", "presto", 1),
        s.find("switch_test", "go", 1), 3, false, false},
+      // The same target for the turns a producer and a consumer take (the monitor entered for
+      // each): the paper's switch_test lets the signaller's wait hand over the processor.
+      {"condition turns, monitor entered each turn, 1 proc: Boost.Fiber / presto", s.find("condition_turns", "presto", 1),
+       s.find("condition_turns", "boost.fiber", 1), 4, false, false},
       {skynet + "Boost.Fiber / presto", s.find("skynet", "presto", p2, leaves), s.find("skynet", "boost.fiber", p2, leaves),
        2, false, false},
       {skynet + "Go / presto", s.find("skynet", "presto", p2, leaves), s.find("skynet", "go", p2, leaves), 3, false,

@@ -1,6 +1,8 @@
 // Switching: yield ping-pong between two threads, and the condition-variable ping-pong of
 // the paper's switch_test (Table III: each thread enters the monitor, signals the condition
-// and waits on it) on one and two processors. One operation = one switch / one hand-off.
+// and waits on it) on one and two processors; and the same turns as a producer and a consumer
+// take them, each entering the monitor for its turn and leaving it after its signal.
+// One operation = one switch / one hand-off.
 
 #include <algorithm>
 #include <boost/context/fiber.hpp>
@@ -69,6 +71,19 @@ void ping_pong(Mutex& m, CondVar& cv, int& turn, int me, std::uint64_t rounds) {
   }
 }
 
+// The same, the lock taken for each turn and released after the signal, as a producer and a
+// consumer hold it (the README's example): the signalled thread is woken at the release, not
+// handed the processor by the signaller's wait.
+template <class Mutex, class CondVar>
+void turns(Mutex& m, CondVar& cv, int& turn, int me, std::uint64_t rounds) {
+  for (std::uint64_t i = 0; i < rounds; ++i) {
+    std::unique_lock lock{m};
+    cv.wait(lock, [&] { return turn == me; });
+    turn = 1 - me;
+    cv.notify_one();
+  }
+}
+
 void condition_ping_pong(Suite& s, std::size_t p, std::uint64_t n) {
   presto::Runtime rt{{.processors = p}};
   s.measure("switch_test", "presto", p, n, [&] {
@@ -111,6 +126,48 @@ void condition_ping_pong(Suite& s, std::size_t p, std::uint64_t n) {
   });
 }
 
+void condition_turns(Suite& s, std::size_t p, std::uint64_t n) {
+  presto::Runtime rt{{.processors = p}};
+  s.measure("condition_turns", "presto", p, n, [&] {
+    rt.run([n] {
+      presto::Monitor m{"turns"};
+      presto::Condition c{m, "turn"};
+      int turn = 0;
+      auto player = [&](int me) {
+        for (std::uint64_t i = 0; i < n / 2; ++i) {
+          presto::Monitor::Entry entry{m};
+          c.wait(entry, [&] { return turn == me; });
+          turn = 1 - me;
+          c.signal();
+        }
+      };
+      auto other = presto::fork(player, 1);
+      player(0);
+      other.join();
+    });
+  });
+  const std::uint64_t os = n / 20;  // a futex hand-off costs microseconds: fewer of them
+  s.measure("condition_turns", "std", p, os, [os, p] {
+    Pinned pin{p};
+    std::mutex m;
+    std::condition_variable cv;
+    int turn = 0;
+    std::thread other{[&] { turns(m, cv, turn, 1, os / 2); }};
+    turns(m, cv, turn, 0, os / 2);
+    other.join();
+  });
+  s.measure("condition_turns", "boost.fiber", p, n, [n, p] {
+    with_fibers(p, [n] {
+      fibers::mutex m;
+      fibers::condition_variable cv;
+      int turn = 0;
+      fibers::fiber other{[&] { turns(m, cv, turn, 1, n / 2); }};
+      turns(m, cv, turn, 0, n / 2);
+      other.join();
+    });
+  });
+}
+
 }  // namespace
 
 void run_switching(Suite& s) {
@@ -118,6 +175,7 @@ void run_switching(Suite& s) {
   yields(s, o.scaled(20'000'000, 1'000'000));
   for (std::size_t p = 1; p <= std::min<std::size_t>(2, o.max_processors); ++p) {
     condition_ping_pong(s, p, o.scaled(p == 1 ? 4'000'000 : 400'000, p == 1 ? 200'000 : 20'000));
+    condition_turns(s, p, o.scaled(p == 1 ? 4'000'000 : 400'000, p == 1 ? 200'000 : 20'000));
   }
 }
 
