@@ -61,7 +61,10 @@ void Condition::wait(Monitor::Entry& entry) { wait_body(entry); }
     // holding one lock, this monitor, which it then takes from us directly. Only here: this
     // wait always sleeps, so the waiter is always woken (a timed or cancellable wait may
     // return without sleeping, and a plain thread's wake-up cannot throw).
-    if (Thread* heir = me.deferred_wake_; heir != nullptr && me.locks_held_ == 1 && me.may_hand_off_to(*heir)) {
+    // (A waiter signalled before a release of the monitor since, heir_lingers_, may need
+    // another monitor: the one it waits for is this one if it waits on this condition.)
+    if (Thread* heir = me.deferred_wake_; heir != nullptr && me.locks_held_ == 1 && me.may_hand_off_to(*heir) &&
+                                          (!me.heir_lingers_ || heir->waiting_on_ == this)) {
       monitor_.pass_as(me, *heir);
     } else {
       monitor_.release_as(me);
@@ -124,6 +127,8 @@ void Condition::signal() {
     spin_unlock();
   }
   if (t == nullptr) return;
+  // A waiter signalled before a release since (Thread::release_deferred) is woken first.
+  if (me.heir_lingers_) [[unlikely]] me.wake_deferred();
   if (me.deferred_wake_ == nullptr && me.may_defer_wake_of(*t)) {
     me.deferred_wake_ = t;  // it needs the monitor first: woken when we release it, or sleep
   } else {
@@ -132,7 +137,8 @@ void Condition::signal() {
 }
 
 void Condition::broadcast() {
-  check_owner(detail::current_thread(), nullptr, "broadcast");
+  Thread& me = detail::current_thread();
+  check_owner(me, nullptr, "broadcast");
   ThreadQueue woken;
   if (may_dequeue_unlocked()) [[likely]] {
     while (Thread* t = waiting_.pop_front()) woken.push_back(*t);
@@ -141,6 +147,7 @@ void Condition::broadcast() {
     while (Thread* t = recall()) woken.push_back(*t);
     spin_unlock();
   }
+  if (me.heir_lingers_) [[unlikely]] me.wake_deferred();  // signalled first: woken first
   wakeup_all(woken);
 }
 

@@ -154,6 +154,17 @@ PRESTO_INLINE bool Dispatch::yield_in_place(RuntimeImpl& r, Processor& p, Thread
 
 void Dispatch::yield(Processor& p, Thread& self) {
   enter(p);
+  if (self.deferred_wake_ != nullptr) [[unlikely]] {
+    // The waiter it signalled (Thread::release_deferred) runs next, or is made ready first.
+    Thread* next = heir_or_next(p, self);
+    if (next == nullptr && !must_leave(p)) {
+      leave(p);
+      return;
+    }
+    p.after_ = Processor::After::requeue;
+    switch_to(p, &self, self.context_, next);
+    return;
+  }
   if (yield_in_place(impl_of(p), p, self)) [[likely]] return;
   Thread* next = next_for(p);
   if (next == nullptr && !must_leave(p)) {
@@ -249,7 +260,7 @@ bool Dispatch::end_inline(Thread& self, Thread& child) noexcept {
 
 void Dispatch::preempt(Processor& p, Thread& self) noexcept {
   enter(p);
-  Thread* next = next_or_stop(p);
+  Thread* next = self.deferred_wake_ == nullptr ? next_or_stop(p) : heir_or_next(p, self);
   if (next == nullptr && !must_leave(p)) {
     leave(p);  // nothing else is ready: keep running
     return;
@@ -315,6 +326,7 @@ PRESTO_INLINE Thread* Dispatch::next_or_stop(Processor& p) noexcept {
 // usual way.
 PRESTO_INLINE Thread* Dispatch::heir_or_next(Processor& p, Thread& self) noexcept {
   Thread& heir = *std::exchange(self.deferred_wake_, nullptr);
+  self.heir_lingers_ = false;
   const LocalQueuePool::Queue* own = own_queue_of(p);
   const std::size_t pinned = pinned_to(heir);
   if (own != nullptr && own->size() == 0 && own->pinned->size() == 0 &&
@@ -329,6 +341,21 @@ PRESTO_INLINE Thread* Dispatch::heir_or_next(Processor& p, Thread& self) noexcep
     impl_of(p).request_stop(std::current_exception());  // as in complete(): the pool broke its contract
   }
   return next_or_stop(p);
+}
+
+bool Dispatch::may_defer_past_release(const Thread& self) noexcept {
+  // (Outside the gate own_queue_ may be about to change: a scheduler or pool installed after
+  // the release sees the waiter's wake-up when self leaves its processor.)
+  const Processor& p = *self.processor_;
+  return p.own_queue_.load(std::memory_order_relaxed) != nullptr && impl_of(p).processors.active() == 1;
+}
+
+void Dispatch::wake_deferred_now(Thread& t) noexcept {
+  try {
+    t.wake_deferred();
+  } catch (...) {
+    impl_of(*t.processor_).request_stop(std::current_exception());  // as in heir_or_next
+  }
 }
 
 void Dispatch::block(Thread& self, SynchroObject& so) {

@@ -147,6 +147,14 @@ class Dispatch {
   static bool in_guard_page(const Thread& t, const void* address) noexcept;
   static bool below_stack(const Thread& t, const void* stack_pointer) noexcept;
 
+  // Whether self, releasing the monitor its deferred waiter needs, may leave the waiter
+  // deferred until it leaves its processor (Thread::release_deferred): one processor, the
+  // built-in scheduler and pool.
+  static bool may_defer_past_release(const Thread& self) noexcept;
+  // Wakes the waiter t left deferred (Thread::deferred_wake_, set) as its body ends, or as it
+  // becomes a joiner that waits; a pool that throws stops the run with its exception.
+  static void wake_deferred_now(Thread& t) noexcept;
+
  private:
   // p.own_queue_, as the LocalQueuePool::Queue it is (see Processor::own_queue_).
   [[gnu::always_inline]] static LocalQueuePool::Queue* own_queue_of(const Processor& p) noexcept {

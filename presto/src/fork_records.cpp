@@ -370,6 +370,7 @@ bool Dispatch::join_elsewhere(ForkRecord& rec, const std::stop_token* token) {
   // It became a thread (and so did the record below it, if self is one): end it as an inline
   // join ends its child. It may have moved to another processor.
   t->destroy_locals();
+  if (t->deferred_wake_ != nullptr) [[unlikely]] wake_deferred_now(*t);  // as Thread::run_body
   Thread& joiner = is_record(self) ? *as_record(self)->thread.load(std::memory_order_relaxed) : *self;
   if (end_inline(joiner, *t)) t->spin_unlock();
 }
@@ -525,6 +526,9 @@ Thread* Dispatch::materialize_current(Processor& p) noexcept {
 Thread& Dispatch::make_running_thread(Processor& p, ForkRecord& rec) noexcept {
   if (Thread* t = rec.thread.load(std::memory_order_relaxed)) return *t;
   Thread& joiner = is_record(rec.saved) ? make_running_thread(p, *as_record(rec.saved)) : *rec.saved;
+  // The joiner waits from now on, as a join that sleeps: a waiter it left deferred past its
+  // monitor's release (Thread::release_deferred) is woken.
+  if (joiner.heir_lingers_) [[unlikely]] wake_deferred_now(joiner);
   RuntimeImpl& r = impl_of(p);
   Thread& t = block_for(r, rec);
   r.adopt_record(t, rec);

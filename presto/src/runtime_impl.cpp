@@ -642,6 +642,11 @@ void RuntimeImpl::set_processors(std::size_t n) {
     throw UsageError("set_processors(" + std::to_string(n) + "): runtime '" + name + "' can have at most " +
                      std::to_string(processors.capacity()) + " processors");
   }
+  // More processors could run a waiter the caller left deferred past a monitor's release
+  // (Thread::release_deferred): it is woken first.
+  if (Processor* p = current_processor(); p != nullptr && &p->runtime() == &rt) {
+    if (Thread& me = current_thread(); me.heir_lingers_) me.wake_deferred();
+  }
   std::lock_guard lock(replace_mutex);
   std::lock_guard threads_lock(os_threads_mutex);
   const std::size_t old = processors.active();

@@ -243,6 +243,8 @@ void Thread::run_body() noexcept {
     exception_ = std::current_exception();
   }
   destroy_locals();
+  // A waiter signalled in its last turn, left deferred past the release (release_deferred).
+  if (deferred_wake_ != nullptr) [[unlikely]] detail::Dispatch::wake_deferred_now(*this);
 }
 
 void Thread::destroy_locals() noexcept {
@@ -327,7 +329,22 @@ bool Thread::external_sleep(SynchroObject& so, const Clock::time_point* deadline
 
 void Thread::wake_deferred() {
   Thread& t = *std::exchange(deferred_wake_, nullptr);
+  heir_lingers_ = false;
   t.wakeup(*t.waiting_on_);  // recalled, so still waiting there
+}
+
+void Thread::release_deferred() {
+  // A producer's and a consumer's turns (enter, signal, leave; enter, wait): the signaller's
+  // next wait hands the waiter the processor and the monitor (Condition::wait, Dispatch::block)
+  // instead of a wake-up through the ready queue now and a dispatch from it then. Only where
+  // that is all it changes: no lock held any more (a lock still held may be the one the waiter
+  // needs next), threads and scheduler of the built-in classes (a subclass sees every wake-up
+  // when it happens), and one processor, so no other could have run the waiter meanwhile.
+  if (locks_held_ == 0 && may_hand_off_to(*deferred_wake_) && detail::Dispatch::may_defer_past_release(*this)) {
+    heir_lingers_ = true;
+    return;
+  }
+  wake_deferred();
 }
 
 void Thread::wakeup(SynchroObject& so) {

@@ -498,3 +498,176 @@ TEST_CASE("sleep_for sleeps at least as long as asked, relinquishing the process
   CHECK(outcome.second == 1);  // the other thread ran on the only processor while we slept
   presto::test::check_no_leaks(rt);
 }
+
+// Turns taken as a producer and a consumer take them: each thread enters the monitor for its
+// turn and leaves it after its signal. On one processor the signalled waiter is left deferred
+// past the release (Thread::release_deferred) and handed the processor at the signaller's next
+// wait; the last turn's waiter is woken when its signaller ends.
+TEST_CASE("turns taken through a monitor entered for each turn all run to the last", "[core][synchro]") {
+  auto cfg = GENERATE(presto::test::configs());
+  INFO(cfg);
+  const std::size_t turns = presto::test::scaled(20'000);
+  const std::size_t taken = presto::test::run(cfg, [&] {
+    Monitor m{"turns"};
+    Condition turn_changed{m, "turn changed"};
+    std::size_t turn = 0;
+    auto player = [&](std::size_t me) {
+      for (std::size_t i = 0; i < turns; ++i) {
+        Monitor::Entry e{m};
+        turn_changed.wait(e, [&] { return turn % 2 == me; });
+        ++turn;
+        turn_changed.signal();
+      }
+    };
+    auto other = fork(player, std::size_t{1});
+    player(0);
+    other.join();
+    // A producer that ends right after its release, while its consumer waits and the main
+    // thread waits for the consumer: the consumer still wakes.
+    bool produced = false, consuming = false;
+    auto consumer = fork([&] {
+      Monitor::Entry e{m};
+      consuming = true;
+      turn_changed.wait(e, [&] { return produced; });
+      return turn;
+    });
+    while (true) {
+      {
+        Monitor::Entry e{m};
+        if (consuming) break;
+      }
+      this_thread::yield();
+    }
+    auto producer = fork([&] {
+      Monitor::Entry e{m};
+      produced = true;
+      turn_changed.signal();
+    });
+    const std::size_t seen = consumer.join();
+    producer.join();
+    return seen;
+  });
+  CHECK(taken == 2 * turns);
+}
+
+// Whatever the signaller does after its release, its waiter runs: it yields until the waiter
+// has run, blocks on a semaphore only the waiter releases, waits on another monitor's
+// condition that only the waiter signals (which must not hand that monitor to the waiter), or
+// joins a child that blocks until the waiter has run (a lazy fork run in the join, which
+// becomes a thread when it blocks).
+TEST_CASE("a waiter signalled before its monitor's release runs whatever its signaller does next", "[core][synchro]") {
+  auto cfg = GENERATE(presto::test::configs());
+  enum class Then { yield, semaphore, other_monitor, join_blocking_child };
+  auto then = GENERATE(Then::yield, Then::semaphore, Then::other_monitor, Then::join_blocking_child);
+  INFO(cfg << ", then " << static_cast<int>(then));
+  presto::test::Record record;
+  const int rounds = static_cast<int>(presto::test::scaled(200));
+  const int ran = presto::test::run(cfg, [&] {
+    int ran = 0;
+    for (int round = 0; round < rounds; ++round) {
+      Monitor m{"m"}, other{"other"};
+      Condition go_on{m, "go on"}, news{other, "news"};
+      Semaphore waiter_ran{0, "waiter ran"};
+      bool go = false, waiting = false, done = false;
+      auto waiter = fork([&] {
+        {
+          Monitor::Entry e{m};
+          waiting = true;
+          go_on.wait(e, [&] { return go; });
+        }
+        Monitor::Entry e{other};
+        done = true;
+        news.signal();
+        waiter_ran.release();
+      });
+      while (true) {  // until the waiter waits
+        {
+          Monitor::Entry e{m};
+          if (waiting) break;
+        }
+        this_thread::yield();
+      }
+      {
+        Monitor::Entry e{m};
+        go = true;
+        go_on.signal();
+      }
+      switch (then) {
+        case Then::yield: {
+          bool seen = false;
+          for (int i = 0; i < 100'000 && !seen; ++i) {
+            this_thread::yield();
+            Monitor::Entry e{other};
+            seen = done;
+          }
+          record.expect(seen, "the waiter did not run while its signaller yielded");
+          waiter_ran.acquire();
+          break;
+        }
+        case Then::semaphore: waiter_ran.acquire(); break;
+        case Then::other_monitor: {
+          Monitor::Entry e{other};
+          news.wait(e, [&] { return done; });
+          waiter_ran.acquire();
+          break;
+        }
+        case Then::join_blocking_child: fork([&] { waiter_ran.acquire(); }).join(); break;
+      }
+      waiter.join();
+      Monitor::Entry e{other};
+      if (done) ++ran;
+    }
+    return ran;
+  });
+  PRESTO_CHECK_RECORD(record);
+  CHECK(ran == rounds);
+}
+
+// A signaller that enters the monitor again and signals another waiter wakes the first one
+// first, even where the first was left deferred past the release (Thread::release_deferred):
+// on one processor with a FIFO pool they run in the order they were signalled.
+TEST_CASE("waiters signalled in turn from separate entries run in that order on one processor", "[core][synchro]") {
+  auto pool = GENERATE(presto::test::PoolKind::local_queue, presto::test::PoolKind::fifo,
+                       presto::test::PoolKind::local_eager);
+  const presto::test::Config cfg{1, pool};
+  INFO(cfg);
+  const std::vector<int> order = presto::test::run(cfg, [&] {
+    Monitor m{"m"};
+    Condition go_on{m, "go on"};
+    Semaphore ran{0, "ran"};
+    int waiting = 0;
+    bool go = false;
+    std::vector<int> order;
+    auto waiter = [&](int me) {
+      Monitor::Entry e{m};
+      ++waiting;
+      go_on.wait(e, [&] { return go; });
+      order.push_back(me);
+      ran.release();
+    };
+    auto first = fork(waiter, 1);
+    auto second = fork(waiter, 2);
+    while (true) {
+      {
+        Monitor::Entry e{m};
+        if (waiting == 2) break;
+      }
+      this_thread::yield();
+    }
+    {
+      Monitor::Entry e{m};
+      go = true;
+      go_on.signal();
+    }
+    {
+      Monitor::Entry e{m};
+      go_on.signal();
+    }
+    ran.acquire();  // (a join may take a ready thread out of its place in the queue)
+    ran.acquire();
+    first.join();
+    second.join();
+    return order;
+  });
+  CHECK(order == std::vector<int>{1, 2});
+}

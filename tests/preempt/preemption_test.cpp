@@ -262,3 +262,44 @@ TEST_CASE("threads that allocate all the time are preempted without deadlock", "
   CHECK(rt.stats().preemptions >= 1);
   test::check_no_leaks(rt);
 }
+
+// On one processor a waiter signalled before its monitor's release may stay deferred until its
+// signaller leaves the processor (Thread::release_deferred): a signaller that then spins
+// without calling the runtime is preempted, and the waiter runs.
+TEST_CASE("a waiter left deferred by a signaller that then spins runs at the next quantum", "[preempt]") {
+  if (!preemption_available()) return;
+  auto pool = GENERATE(from_range(kPools));
+  INFO((test::Config{1, pool}));
+  Runtime rt{config(1, pool, 1ms)};
+  std::atomic<bool> flag{false};
+  const bool seen = rt.run([&] {
+    Monitor m{"m"};
+    Condition go_on{m, "go on"};
+    bool go = false, waiting = false;
+    auto waiter = fork([&] {
+      {
+        Monitor::Entry e{m};
+        waiting = true;
+        go_on.wait(e, [&] { return go; });
+      }
+      flag.store(true, std::memory_order_relaxed);
+    });
+    while (true) {
+      {
+        Monitor::Entry e{m};
+        if (waiting) break;
+      }
+      this_thread::yield();
+    }
+    {
+      Monitor::Entry e{m};
+      go = true;
+      go_on.signal();
+    }
+    const bool s = spin_until(flag, kLongSpin);
+    waiter.join();
+    return s;
+  });
+  CHECK(seen);
+  test::check_no_leaks(rt);
+}

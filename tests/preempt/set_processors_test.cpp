@@ -178,3 +178,49 @@ TEST_CASE("a runtime keeps its processors' OS threads from run to run and ends t
   }
   CHECK(os_thread_gone(first));
 }
+
+// On one processor a waiter signalled before its monitor's release may stay deferred until its
+// signaller leaves the processor (Thread::release_deferred). A signaller that adds a processor
+// wakes it first, so the new processor can run it while the signaller goes on without calling
+// the runtime.
+TEST_CASE("a waiter left deferred by its signaller runs on a processor the signaller adds", "[processors]") {
+  Runtime rt{test::runtime_config({1, test::PoolKind::local_queue})};
+  std::atomic<bool> flag{false};
+  const bool seen = rt.run([&] {
+    Monitor m{"m"};
+    Condition go_on{m, "go on"};
+    bool go = false, waiting = false;
+    auto waiter = fork([&] {
+      {
+        Monitor::Entry e{m};
+        waiting = true;
+        go_on.wait(e, [&] { return go; });
+      }
+      flag.store(true, std::memory_order_release);
+    });
+    while (true) {
+      {
+        Monitor::Entry e{m};
+        if (waiting) break;
+      }
+      this_thread::yield();
+    }
+    {
+      Monitor::Entry e{m};
+      go = true;
+      go_on.signal();
+    }
+    Runtime::current()->set_processors(2);
+    // No call into the runtime: only the added processor can run the waiter. (OS yields: its
+    // OS thread needs a core on a loaded machine.)
+    bool s = false;
+    for (long i = 0; i < 20'000'000 && !s; ++i) {
+      s = flag.load(std::memory_order_acquire);
+      std::this_thread::yield();
+    }
+    waiter.join();
+    return s;
+  });
+  CHECK(seen);
+  test::check_no_leaks(rt);
+}

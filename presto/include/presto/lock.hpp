@@ -96,7 +96,7 @@ class Lock : public SynchroObject {
   }
   void unlock_as(Thread& me) {
     release_as(me);
-    if (me.deferred_wake_ != nullptr) [[unlikely]] me.wake_deferred();  // it needed this lock
+    if (me.deferred_wake_ != nullptr) [[unlikely]] me.release_deferred();  // it needed this lock
   }
   // unlock_as without waking the waiter `me` signalled: a Condition's wait, whose sleep hands
   // that waiter the processor (Thread::deferred_wake_).

@@ -256,6 +256,9 @@ class Thread : public SynchroObject {
   // decides the rest.
   bool may_hand_off_to(const Thread& heir) const noexcept { return plain_ && heir.plain_; }
   void wake_deferred();  // wakes deferred_wake_ (set) the usual way: Thread::wakeup
+  // Lock::unlock_as with deferred_wake_ set: wakes it, or leaves it deferred past the release
+  // where nothing could run it before this thread leaves its processor (heir_lingers_).
+  void release_deferred();
   void check_startable() const;
   void launch(Runtime* rt);
   void await_termination();
@@ -301,6 +304,11 @@ class Thread : public SynchroObject {
   // this thread releases a lock (Lock::unlock_as), joins, or goes to sleep, where it takes this
   // thread's processor if it can (Dispatch::block). Only this thread touches it. (Here, where
   // the block had a hole: a larger block costs Figure 3's 40,000 threads cache lines.)
+  // While the runtime has one processor, the release may leave it deferred (heir_lingers_,
+  // release_deferred): the processor runs this thread until it next yields, sleeps, is
+  // preempted or ends, and nothing else could run the waiter meanwhile. Each of those hands it
+  // the processor or wakes it (Dispatch::heir_or_next), as does a join or a body this thread
+  // runs in its join that becomes a thread.
   Thread* deferred_wake_ = nullptr;
   // Read by pools on other processors while the thread may set them: atomics, relaxed.
   std::atomic<Clock::rep> scheduling_deadline_{kNone};
@@ -310,6 +318,7 @@ class Thread : public SynchroObject {
   bool forked_ = false;           // made by the runtime (fork/run): recycled after use
   bool joined_ = false;           // join() already returned (or detached)
   bool timed_out_ = false;
+  bool heir_lingers_ = false;     // deferred_wake_'s monitor was released since its signal
   bool plain_ = false;            // of class Thread itself (set at launch): yield and sleep are
                                   // the base versions, which the runtime then calls directly
   // Locks and monitors held: a thread must not finish while it holds one.
