@@ -129,12 +129,12 @@ bool Dispatch::has_work_for(Processor& p) noexcept {
 // (After::release_queue), so no thief or joiner takes self half-saved. Instead of a pop and a
 // push under two holds, with the scheduler looked up again on the far side. The queue's size
 // does not change. Anything else (an empty own queue, where the pool would steal; a thread
-// that needs a stack; a run that is ending; a check or log the switch must make) takes the
-// general path.
+// that needs a stack; a run that is ending; a check or log the switch must make; a waiter
+// self left deferred, which goes first) takes the general path.
 PRESTO_INLINE bool Dispatch::yield_in_place(RuntimeImpl& r, Processor& p, Thread& self) {
   LocalQueuePool::Queue* own = own_queue_of(p);
   if (own == nullptr || own->pinned->size() != 0 || pinned_to(self) != Thread::kAnyProcessor || must_leave(p) ||
-      !self.stack_.guarded || r.debug_logging) [[unlikely]] {
+      !self.stack_.guarded || self.deferred_wake_ != nullptr || r.debug_logging) [[unlikely]] {
     return false;
   }
   LocalQueuePool::Queue& q = *own;
@@ -152,20 +152,25 @@ PRESTO_INLINE bool Dispatch::yield_in_place(RuntimeImpl& r, Processor& p, Thread
   return true;
 }
 
-void Dispatch::yield(Processor& p, Thread& self) {
-  enter(p);
-  if (self.deferred_wake_ != nullptr) [[unlikely]] {
-    // The waiter it signalled (Thread::release_deferred) runs next, or is made ready first.
-    Thread* next = heir_or_next(p, self);
-    if (next == nullptr && !must_leave(p)) {
-      leave(p);
-      return;
-    }
-    p.after_ = Processor::After::requeue;
-    switch_to(p, &self, self.context_, next);
+// A yield of a thread that left a waiter it signalled deferred (Thread::release_deferred): the
+// waiter runs next, or is made ready first. Out of line: the yield keeps its registers.
+[[gnu::noinline]] void Dispatch::yield_to_heir(Processor& p, Thread& self) {
+  Thread* next = heir_or_next(p, self);
+  if (next == nullptr && !must_leave(p)) {
+    leave(p);
     return;
   }
+  p.after_ = Processor::After::requeue;
+  switch_to(p, &self, self.context_, next);
+}
+
+void Dispatch::yield(Processor& p, Thread& self) {
+  enter(p);
   if (yield_in_place(impl_of(p), p, self)) [[likely]] return;
+  if (self.deferred_wake_ != nullptr) [[unlikely]] {
+    yield_to_heir(p, self);
+    return;
+  }
   Thread* next = next_for(p);
   if (next == nullptr && !must_leave(p)) {
     leave(p);  // nothing else is ready: keep running

@@ -221,6 +221,7 @@ class Dispatch {
   // t becomes p's running thread (its context is switched to, or it takes over p's stack).
   static void make_current(Processor& p, Thread& t) noexcept;
   static Thread* heir_or_next(Processor& p, Thread& self) noexcept;
+  static void yield_to_heir(Processor& p, Thread& self);
   // checked: the caller has seen that switch_slow_checks has nothing to do (from's stack is
   // guarded, to has a context, no debug logging), as yield_in_place does.
   static void switch_to(Processor& p, Thread* from, ExecutionContext& here, Thread* to, bool checked = false);
