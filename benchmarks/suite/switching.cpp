@@ -72,8 +72,7 @@ void ping_pong(Mutex& m, CondVar& cv, int& turn, int me, std::uint64_t rounds) {
 }
 
 // The same, the lock taken for each turn and released after the signal, as a producer and a
-// consumer hold it (the README's example): the signalled thread is woken at the release, not
-// handed the processor by the signaller's wait.
+// consumer hold it (the README's example): the signaller's wait does not follow its signal.
 template <class Mutex, class CondVar>
 void turns(Mutex& m, CondVar& cv, int& turn, int me, std::uint64_t rounds) {
   for (std::uint64_t i = 0; i < rounds; ++i) {
