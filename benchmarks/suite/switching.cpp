@@ -83,85 +83,59 @@ void turns(Mutex& m, CondVar& cv, int& turn, int me, std::uint64_t rounds) {
   }
 }
 
-void condition_ping_pong(Suite& s, std::size_t p, std::uint64_t n) {
+// PRESTO's players of the same turns: the monitor held across them (switch_test) or entered
+// for each.
+void presto_ping_pong(presto::Monitor& m, presto::Condition& c, int& turn, int me, std::uint64_t rounds) {
+  presto::Monitor::Entry entry{m};
+  for (std::uint64_t i = 0; i < rounds; ++i) {
+    c.wait(entry, [&] { return turn == me; });
+    turn = 1 - me;
+    c.signal();
+  }
+}
+
+void presto_turns(presto::Monitor& m, presto::Condition& c, int& turn, int me, std::uint64_t rounds) {
+  for (std::uint64_t i = 0; i < rounds; ++i) {
+    presto::Monitor::Entry entry{m};
+    c.wait(entry, [&] { return turn == me; });
+    turn = 1 - me;
+    c.signal();
+  }
+}
+
+// Two threads of each system take n turns through a monitor and a condition, each player
+// taking half: PRESTO's with `presto_player`, std's and Boost.Fiber's with `player` (a generic
+// callable over their mutex and condition variable).
+template <class PrestoPlayer, class Player>
+void take_turns(Suite& s, const char* name, std::size_t p, std::uint64_t n, PrestoPlayer presto_player, Player player) {
   presto::Runtime rt{{.processors = p}};
-  s.measure("switch_test", "presto", p, n, [&] {
-    rt.run([n] {
+  s.measure(name, "presto", p, n, [&] {
+    rt.run([n, presto_player] {
       presto::Monitor m{"switch"};
       presto::Condition c{m, "turn"};
       int turn = 0;
-      auto player = [&](int me) {
-        presto::Monitor::Entry entry{m};
-        for (std::uint64_t i = 0; i < n / 2; ++i) {
-          c.wait(entry, [&] { return turn == me; });
-          turn = 1 - me;
-          c.signal();
-        }
-      };
-      auto other = presto::fork(player, 1);
-      player(0);
+      auto other = presto::fork([&] { presto_player(m, c, turn, 1, n / 2); });
+      presto_player(m, c, turn, 0, n / 2);
       other.join();
     });
   });
   const std::uint64_t os = n / 20;  // a futex hand-off costs microseconds: fewer of them
-  s.measure("switch_test", "std", p, os, [os, p] {
+  s.measure(name, "std", p, os, [os, p, player] {
     Pinned pin{p};
     std::mutex m;
     std::condition_variable cv;
     int turn = 0;
-    std::thread other{[&] { ping_pong(m, cv, turn, 1, os / 2); }};
-    ping_pong(m, cv, turn, 0, os / 2);
+    std::thread other{[&] { player(m, cv, turn, 1, os / 2); }};
+    player(m, cv, turn, 0, os / 2);
     other.join();
   });
-  s.measure("switch_test", "boost.fiber", p, n, [n, p] {
-    with_fibers(p, [n] {
+  s.measure(name, "boost.fiber", p, n, [n, p, player] {
+    with_fibers(p, [n, player] {
       fibers::mutex m;
       fibers::condition_variable cv;
       int turn = 0;
-      fibers::fiber other{[&] { ping_pong(m, cv, turn, 1, n / 2); }};
-      ping_pong(m, cv, turn, 0, n / 2);
-      other.join();
-    });
-  });
-}
-
-void condition_turns(Suite& s, std::size_t p, std::uint64_t n) {
-  presto::Runtime rt{{.processors = p}};
-  s.measure("condition_turns", "presto", p, n, [&] {
-    rt.run([n] {
-      presto::Monitor m{"turns"};
-      presto::Condition c{m, "turn"};
-      int turn = 0;
-      auto player = [&](int me) {
-        for (std::uint64_t i = 0; i < n / 2; ++i) {
-          presto::Monitor::Entry entry{m};
-          c.wait(entry, [&] { return turn == me; });
-          turn = 1 - me;
-          c.signal();
-        }
-      };
-      auto other = presto::fork(player, 1);
-      player(0);
-      other.join();
-    });
-  });
-  const std::uint64_t os = n / 20;  // a futex hand-off costs microseconds: fewer of them
-  s.measure("condition_turns", "std", p, os, [os, p] {
-    Pinned pin{p};
-    std::mutex m;
-    std::condition_variable cv;
-    int turn = 0;
-    std::thread other{[&] { turns(m, cv, turn, 1, os / 2); }};
-    turns(m, cv, turn, 0, os / 2);
-    other.join();
-  });
-  s.measure("condition_turns", "boost.fiber", p, n, [n, p] {
-    with_fibers(p, [n] {
-      fibers::mutex m;
-      fibers::condition_variable cv;
-      int turn = 0;
-      fibers::fiber other{[&] { turns(m, cv, turn, 1, n / 2); }};
-      turns(m, cv, turn, 0, n / 2);
+      fibers::fiber other{[&] { player(m, cv, turn, 1, n / 2); }};
+      player(m, cv, turn, 0, n / 2);
       other.join();
     });
   });
@@ -173,8 +147,11 @@ void run_switching(Suite& s) {
   const Options& o = s.options();
   yields(s, o.scaled(20'000'000, 1'000'000));
   for (std::size_t p = 1; p <= std::min<std::size_t>(2, o.max_processors); ++p) {
-    condition_ping_pong(s, p, o.scaled(p == 1 ? 4'000'000 : 400'000, p == 1 ? 200'000 : 20'000));
-    condition_turns(s, p, o.scaled(p == 1 ? 4'000'000 : 400'000, p == 1 ? 200'000 : 20'000));
+    const std::uint64_t n = o.scaled(p == 1 ? 4'000'000 : 400'000, p == 1 ? 200'000 : 20'000);
+    take_turns(s, "switch_test", p, n, presto_ping_pong,
+               [](auto& m, auto& cv, int& turn, int me, std::uint64_t rounds) { ping_pong(m, cv, turn, me, rounds); });
+    take_turns(s, "condition_turns", p, n, presto_turns,
+               [](auto& m, auto& cv, int& turn, int me, std::uint64_t rounds) { turns(m, cv, turn, me, rounds); });
   }
 }
 

@@ -565,33 +565,17 @@ TEST_CASE("a waiter signalled before its monitor's release runs whatever its sig
   const int ran = presto::test::run(cfg, [&] {
     int ran = 0;
     for (int round = 0; round < rounds; ++round) {
-      Monitor m{"m"}, other{"other"};
-      Condition go_on{m, "go on"}, news{other, "news"};
+      Monitor other{"other"};
+      Condition news{other, "news"};
       Semaphore waiter_ran{0, "waiter ran"};
-      bool go = false, waiting = false, done = false;
-      auto waiter = fork([&] {
-        {
-          Monitor::Entry e{m};
-          waiting = true;
-          go_on.wait(e, [&] { return go; });
-        }
+      bool done = false;
+      presto::test::SignalledWaiter waiter{[&] {
         Monitor::Entry e{other};
         done = true;
         news.signal();
         waiter_ran.release();
-      });
-      while (true) {  // until the waiter waits
-        {
-          Monitor::Entry e{m};
-          if (waiting) break;
-        }
-        this_thread::yield();
-      }
-      {
-        Monitor::Entry e{m};
-        go = true;
-        go_on.signal();
-      }
+      }};
+      waiter.signal();
       switch (then) {
         case Then::yield: {
           bool seen = false;

@@ -273,29 +273,8 @@ TEST_CASE("a waiter left deferred by a signaller that then spins runs at the nex
   Runtime rt{config(1, pool, 1ms)};
   std::atomic<bool> flag{false};
   const bool seen = rt.run([&] {
-    Monitor m{"m"};
-    Condition go_on{m, "go on"};
-    bool go = false, waiting = false;
-    auto waiter = fork([&] {
-      {
-        Monitor::Entry e{m};
-        waiting = true;
-        go_on.wait(e, [&] { return go; });
-      }
-      flag.store(true, std::memory_order_relaxed);
-    });
-    while (true) {
-      {
-        Monitor::Entry e{m};
-        if (waiting) break;
-      }
-      this_thread::yield();
-    }
-    {
-      Monitor::Entry e{m};
-      go = true;
-      go_on.signal();
-    }
+    test::SignalledWaiter waiter{[&] { flag.store(true, std::memory_order_relaxed); }};
+    waiter.signal();
     const bool s = spin_until(flag, kLongSpin);
     waiter.join();
     return s;

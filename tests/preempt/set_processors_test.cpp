@@ -187,29 +187,8 @@ TEST_CASE("a waiter left deferred by its signaller runs on a processor the signa
   Runtime rt{test::runtime_config({1, test::PoolKind::local_queue})};
   std::atomic<bool> flag{false};
   const bool seen = rt.run([&] {
-    Monitor m{"m"};
-    Condition go_on{m, "go on"};
-    bool go = false, waiting = false;
-    auto waiter = fork([&] {
-      {
-        Monitor::Entry e{m};
-        waiting = true;
-        go_on.wait(e, [&] { return go; });
-      }
-      flag.store(true, std::memory_order_release);
-    });
-    while (true) {
-      {
-        Monitor::Entry e{m};
-        if (waiting) break;
-      }
-      this_thread::yield();
-    }
-    {
-      Monitor::Entry e{m};
-      go = true;
-      go_on.signal();
-    }
+    test::SignalledWaiter waiter{[&] { flag.store(true, std::memory_order_release); }};
+    waiter.signal();
     Runtime::current()->set_processors(2);
     // No call into the runtime: only the added processor can run the waiter. (OS yields: its
     // OS thread needs a core on a loaded machine.)

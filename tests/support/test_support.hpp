@@ -156,6 +156,45 @@ class Record {
   std::vector<std::string> failures_;
 };
 
+// A thread that waits on a condition of a monitor of its own until it is signalled, then runs
+// `then`. Made, signalled and joined by one presto thread. signal() waits (yielding) until the
+// thread waits, then signals it from an entry of the monitor and leaves it: on one processor
+// with the default pool the waiter then stays deferred past that release until the signaller
+// leaves its processor (Thread::release_deferred), which is what the tests using it try.
+class SignalledWaiter {
+ public:
+  template <class F>
+  explicit SignalledWaiter(F then)
+      : thread_(fork([this, then] {
+          {
+            Monitor::Entry e{monitor_};
+            waiting_ = true;
+            go_on_.wait(e, [&] { return go_; });
+          }
+          then();
+        })) {}
+  void signal() {
+    while (true) {
+      {
+        Monitor::Entry e{monitor_};
+        if (waiting_) break;
+      }
+      this_thread::yield();
+    }
+    Monitor::Entry e{monitor_};
+    go_ = true;
+    go_on_.signal();
+  }
+  void join() { thread_.join(); }
+
+ private:
+  Monitor monitor_{"waiter's monitor"};
+  Condition go_on_{monitor_, "go on"};
+  bool go_ = false;
+  bool waiting_ = false;
+  JoinHandle<void> thread_;  // last: made once the rest is
+};
+
 #define PRESTO_CHECK_RECORD(record)                    \
   do {                                                 \
     for (const auto& failure : (record).failures()) {  \
