@@ -643,9 +643,10 @@ void RuntimeImpl::set_processors(std::size_t n) {
                      std::to_string(processors.capacity()) + " processors");
   }
   // More processors could run a waiter the caller left deferred past a monitor's release
-  // (Thread::release_deferred): it is woken first.
+  // (Thread::release_deferred): it is woken first. (A body run in a join leaves its joiner's
+  // waiter with the thread whose stack it runs on: a joiner that became a thread woke its own.)
   if (Processor* p = current_processor(); p != nullptr && &p->runtime() == &rt) {
-    if (Thread& me = current_thread(); me.heir_lingers_) me.wake_deferred();
+    if (Thread* me = Dispatch::thread_on_stack(*p); me != nullptr && me->heir_lingers_) me->wake_deferred();
   }
   std::lock_guard lock(replace_mutex);
   std::lock_guard threads_lock(os_threads_mutex);

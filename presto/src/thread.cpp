@@ -120,6 +120,7 @@ void Thread::reset_run_state() noexcept {
   waiting_on_ = nullptr;
   end_.store(0, std::memory_order_relaxed);
   deferred_wake_ = nullptr;
+  heir_lingers_ = false;
   joined_ = false;
   timed_out_ = false;
   exception_ = nullptr;
