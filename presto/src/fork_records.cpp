@@ -369,8 +369,7 @@ bool Dispatch::join_elsewhere(ForkRecord& rec, const std::stop_token* token) {
   }
   // It became a thread (and so did the record below it, if self is one): end it as an inline
   // join ends its child. It may have moved to another processor.
-  t->destroy_locals();
-  if (t->deferred_wake_ != nullptr) [[unlikely]] wake_deferred_now(*t);  // as Thread::run_body
+  t->end_body();
   Thread& joiner = is_record(self) ? *as_record(self)->thread.load(std::memory_order_relaxed) : *self;
   if (end_inline(joiner, *t)) t->spin_unlock();
 }

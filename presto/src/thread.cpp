@@ -243,8 +243,11 @@ void Thread::run_body() noexcept {
   } catch (...) {
     exception_ = std::current_exception();
   }
+  end_body();
+}
+
+void Thread::end_body() noexcept {
   destroy_locals();
-  // A waiter signalled in its last turn, left deferred past the release (release_deferred).
   if (deferred_wake_ != nullptr) [[unlikely]] detail::Dispatch::wake_deferred_now(*this);
 }
 

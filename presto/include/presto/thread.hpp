@@ -281,6 +281,9 @@ class Thread : public SynchroObject {
   [[noreturn]] void throw_wrong_result_type() const;
   void run_body() noexcept;  // on the thread's own stack: run(), catching what it throws
   void destroy_locals() noexcept;
+  // The end of the body, on the thread's processor: its locals destroyed, then a waiter it
+  // signalled in its last turn and left deferred (release_deferred) woken.
+  void end_body() noexcept;
 
   std::atomic<std::uint32_t> state_{static_cast<std::uint32_t>(ThreadState::created)};
   int priority_ = 0;
