@@ -531,13 +531,7 @@ TEST_CASE("turns taken through a monitor entered for each turn all run to the la
       turn_changed.wait(e, [&] { return produced; });
       return turn;
     });
-    while (true) {
-      {
-        Monitor::Entry e{m};
-        if (consuming) break;
-      }
-      this_thread::yield();
-    }
+    presto::test::yield_until_inside(m, [&] { return consuming; });
     auto producer = fork([&] {
       Monitor::Entry e{m};
       produced = true;
@@ -631,13 +625,7 @@ TEST_CASE("waiters signalled in turn from separate entries run in that order on 
     };
     auto first = fork(waiter, 1);
     auto second = fork(waiter, 2);
-    while (true) {
-      {
-        Monitor::Entry e{m};
-        if (waiting == 2) break;
-      }
-      this_thread::yield();
-    }
+    presto::test::yield_until_inside(m, [&] { return waiting == 2; });
     {
       Monitor::Entry e{m};
       go = true;

@@ -156,6 +156,19 @@ class Record {
   std::vector<std::string> failures_;
 };
 
+// Yields until `done()`, read inside an entry of `m`, holds: a wait for other threads that
+// involves no condition of `m` (whose signals the tests that use it look at).
+template <class F>
+void yield_until_inside(Monitor& m, F done) {
+  while (true) {
+    {
+      Monitor::Entry e{m};
+      if (done()) return;
+    }
+    this_thread::yield();
+  }
+}
+
 // A thread that waits on a condition of a monitor of its own until it is signalled, then runs
 // `then`. Made, signalled and joined by one presto thread. signal() waits (yielding) until the
 // thread waits, then signals it from an entry of the monitor and leaves it: on one processor
@@ -174,13 +187,7 @@ class SignalledWaiter {
           then();
         })) {}
   void signal() {
-    while (true) {
-      {
-        Monitor::Entry e{monitor_};
-        if (waiting_) break;
-      }
-      this_thread::yield();
-    }
+    yield_until_inside(monitor_, [this] { return waiting_; });
     Monitor::Entry e{monitor_};
     go_ = true;
     go_on_.signal();
