@@ -384,8 +384,9 @@ WORKLOADS = [
     ("skynet", "skynet, per thread (param: leaves)"),
     ("matmul_speedup", "Fig. 2: matrix multiplication, one thread per processor (param: n)"),
     ("matmul200_tight", "Fig. 3's end points, tight kernel (param: threads; kernel-per-element: no threads)"),
-    ("blocked_memory", "resident memory per blocked thread (param: threads)"),
-    ("blocked_memory_16k_stacks", "the same with 16 KiB stacks"),
+    ("blocked_memory", "resident memory per blocked thread, its handle kept and joined at the end (param: threads)"),
+    ("blocked_memory_detached", "the same, the thread detached at its fork"),
+    ("blocked_memory_16k_stacks", "the same as the first with 16 KiB stacks"),
 ]
 
 
