@@ -355,6 +355,23 @@ bool Dispatch::may_defer_past_release(const Thread& self) noexcept {
   return p.own_queue_.load(std::memory_order_relaxed) != nullptr && impl_of(p).processors.active() == 1;
 }
 
+bool Dispatch::defer_wakeup(SynchroObject& so, Thread& t) {
+  Processor* const p = current_processor();
+  if (p == nullptr) return false;
+  Thread* const me = p->current_;  // a fork run as a call is not made a thread for this
+  if (me == nullptr || is_record(me)) return false;
+  // Asleep on `so` and recalled from it, as wakeup requires (which reports it otherwise).
+  if (t.waiting_on_ != &so || t.queue_hook_.list != nullptr || t.state() != ThreadState::blocked) return false;
+  if (me->heir_lingers_) [[unlikely]] me->wake_deferred();  // handed off before: woken first
+  if (me->deferred_wake_ != nullptr || me->locks_held_ != 0 || !me->may_defer_wake_of(t) || !me->may_hand_off_to(t) ||
+      !may_defer_past_release(*me)) {
+    return false;
+  }
+  me->deferred_wake_ = &t;
+  me->heir_lingers_ = true;
+  return true;
+}
+
 void Dispatch::wake_deferred_now(Thread& t) noexcept {
   try {
     t.wake_deferred();

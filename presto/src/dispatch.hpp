@@ -151,6 +151,10 @@ class Dispatch {
   // deferred until it leaves its processor (Thread::release_deferred): one processor, the
   // built-in scheduler and pool.
   static bool may_defer_past_release(const Thread& self) noexcept;
+  // SynchroObject::wakeup_handoff: leaves t, recalled from so, deferred on the running thread
+  // (deferred_wake_, heir_lingers_) where that changes nothing but the hand-off; false where
+  // t must be woken now. A partner handed off before is woken first.
+  static bool defer_wakeup(SynchroObject& so, Thread& t);
   // Wakes the waiter t left deferred (Thread::deferred_wake_, set) as its body ends, or as it
   // becomes a joiner that waits; a pool that throws stops the run with its exception.
   static void wake_deferred_now(Thread& t) noexcept;

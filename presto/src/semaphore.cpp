@@ -87,7 +87,14 @@ void Semaphore::release(std::ptrdiff_t n) {
   }
   count_.store(count_.load(std::memory_order_relaxed) + n, std::memory_order_relaxed);
   spin_unlock();
-  if (!woken.empty()) wait_.on_wakeup();
+  Thread* const first = woken.pop_front();
+  if (first == nullptr) return;
+  wait_.on_wakeup();
+  if (woken.empty()) {
+    wakeup_handoff(*first);  // one waiter, which may take our processor when we next sleep
+    return;
+  }
+  first->wakeup(*this);
   wakeup_all(woken);
 }
 

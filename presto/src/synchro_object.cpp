@@ -8,6 +8,7 @@
 #include <presto/thread.hpp>
 
 #include "current.hpp"
+#include "dispatch.hpp"
 #include "runtime_impl.hpp"
 
 namespace presto {
@@ -78,6 +79,10 @@ bool SynchroObject::recall(Thread& t) noexcept {
   if (!waiting_.remove(t)) return false;
   cancel_timeout(t);
   return true;
+}
+
+void SynchroObject::wakeup_handoff(Thread& t) {
+  if (!detail::Dispatch::defer_wakeup(*this, t)) t.wakeup(*this);
 }
 
 void SynchroObject::wakeup_all(ThreadQueue& recalled) {

@@ -4,7 +4,9 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -401,6 +403,132 @@ TEST_CASE("Semaphore counts units and hands them to waiters in order", "[core][s
     record.expect(s.value() == 3, "release(3) of an idle semaphore");
   });
   PRESTO_CHECK_RECORD(record);
+}
+
+// SynchroObject::wakeup_handoff, through Semaphore::release of one unit: on one processor with
+// the built-in pool the waiter is not made ready by the release (nothing could run it before
+// its releaser leaves the processor); it runs whatever the releaser does next. Elsewhere it is
+// made ready at once.
+TEST_CASE("a semaphore's waiter is handed its releaser's processor on one processor, whatever the releaser does next",
+          "[core][synchro]") {
+  auto cfg = GENERATE(presto::test::configs());
+  enum class Then { yield, sleep, end, join_blocking_child };
+  auto then = GENERATE(Then::yield, Then::sleep, Then::end, Then::join_blocking_child);
+  INFO(cfg << ", then " << static_cast<int>(then));
+  using presto::test::PoolKind;
+  const bool built_in = cfg.pool == PoolKind::local_queue || cfg.pool == PoolKind::local_lifo ||
+                        cfg.pool == PoolKind::local_eager;
+  presto::test::Record record;
+  const int rounds = static_cast<int>(presto::test::scaled(100));
+  const int ran = presto::test::run(cfg, [&] {
+    int ran = 0;
+    for (int round = 0; round < rounds; ++round) {
+      Semaphore go{0, "go"};
+      Semaphore back{0, "back"};
+      std::atomic<bool> done{false};
+      auto waiter = fork([&] {
+        go.acquire();
+        done = true;
+        back.release();
+      });
+      while (!presto::test::has_waiters(go)) this_thread::yield();
+      // The release, and whether it made the waiter ready (one processor: nothing else runs).
+      auto release = [&] {
+        go.release();
+        const std::size_t ready = Runtime::current()->stats().ready_threads;
+        if (cfg.processors == 1) {
+          record.expect(ready == (built_in ? 0u : 1u), "after the release, " + std::to_string(ready) +
+                                                           " thread(s) ready, where " + (built_in ? "0" : "1") +
+                                                           " were expected");
+        }
+      };
+      switch (then) {
+        case Then::yield: {
+          release();
+          for (int i = 0; i < 100'000 && !done; ++i) this_thread::yield();
+          record.expect(done, "the waiter did not run while its releaser yielded");
+          back.acquire();
+          break;
+        }
+        case Then::sleep: release(); back.acquire(); break;
+        case Then::end: {
+          // A releaser that ends: a thread of its own (a fork run as a call by its joiner
+          // wakes at once), whose end must wake the waiter.
+          fork([&] {
+            (void)Thread::current();
+            release();
+          }).join();
+          back.acquire();
+          break;
+        }
+        case Then::join_blocking_child: release(); fork([&] { back.acquire(); }).join(); break;
+      }
+      waiter.join();
+      if (done) ++ran;
+    }
+    return ran;
+  });
+  PRESTO_CHECK_RECORD(record);
+  CHECK(ran == rounds);
+}
+
+// Two partners handed off in turn (SynchroObject::wakeup_handoff): the second wakes the first,
+// so on one processor with a FIFO order they run in the order they were served.
+TEST_CASE("partners handed off in turn run in that order on one processor", "[core][synchro]") {
+  auto pool = GENERATE(presto::test::PoolKind::local_queue, presto::test::PoolKind::fifo,
+                       presto::test::PoolKind::local_eager);
+  const presto::test::Config cfg{1, pool};
+  INFO(cfg);
+  const std::vector<int> order = presto::test::run(cfg, [&] {
+    Semaphore first_go{0, "first go"};
+    Semaphore second_go{0, "second go"};
+    Semaphore ran{0, "ran"};
+    std::vector<int> order;
+    auto waiter = [&](Semaphore& go, int me) {
+      go.acquire();
+      order.push_back(me);
+      ran.release();
+    };
+    auto first = fork(waiter, std::ref(first_go), 1);
+    auto second = fork(waiter, std::ref(second_go), 2);
+    while (!presto::test::has_waiters(first_go) || !presto::test::has_waiters(second_go)) this_thread::yield();
+    first_go.release();
+    second_go.release();
+    ran.acquire();  // (a join may take a ready thread out of its place in the queue)
+    ran.acquire();
+    first.join();
+    second.join();
+    return order;
+  });
+  CHECK(order == std::vector<int>{1, 2});
+}
+
+// wakeup_handoff keeps wakeup's contract: a thread that does not sleep on the object is
+// refused with the same UsageError, naming both.
+TEST_CASE("wakeup_handoff of a thread not asleep on the object is refused", "[core][synchro][misuse]") {
+  class Gate : public SynchroObject {
+   public:
+    using SynchroObject::SynchroObject;
+    void wake(Thread& t) { wakeup_handoff(t); }
+  };
+  const presto::test::Config cfg{1, presto::test::PoolKind::local_queue};
+  const std::string error = presto::test::run(cfg, [&] {
+    Gate gate{"gate"};
+    Semaphore elsewhere{0, "elsewhere"};
+    auto sleeper = fork([&] { elsewhere.acquire(); });
+    while (!presto::test::has_waiters(elsewhere)) this_thread::yield();
+    std::string what;
+    try {
+      gate.wake(sleeper.thread());
+    } catch (const UsageError& e) {
+      what = e.what();
+    }
+    elsewhere.release();
+    sleeper.join();
+    return what;
+  });
+  CHECK_THAT(error, Catch::Matchers::Contains("synchro object 'gate'") &&
+                        Catch::Matchers::Contains("it is not asleep there"));
 }
 
 TEST_CASE("Barrier releases a phase together, once per phase", "[core][synchro]") {

@@ -107,6 +107,17 @@ class SynchroObject {
   // Wakes, in order, every thread of `recalled` (threads recall()ed from this object and
   // queued there, spinlock no longer held): the usual end of a broadcast.
   void wakeup_all(ThreadQueue& recalled);
+  // Wakes `t`, recall()ed from this object (spinlock no longer held), as t->wakeup(*this) does,
+  // for a partner the calling thread has just served and will likely wait for next: a
+  // channel's receiver or sender, a semaphore's waiter. Where nothing else could run `t` before
+  // the caller leaves its processor (a runtime of one processor with the built-in scheduler and
+  // pool, both threads of class Thread, the caller holding no Lock), `t` is woken only then, as
+  // a signalled waiter is after its monitor's release (docs/design/runtime.md §4): it runs
+  // next, without a trip through the ready queue, if the caller goes to sleep; it is woken
+  // where the caller yields, is preempted, joins, ends or hands off another partner first.
+  // Anywhere else (or from an OS thread, or from a fork not yet made a thread) it is
+  // t->wakeup(*this), with the same UsageError if `t` does not sleep here.
+  void wakeup_handoff(Thread& t);
   // Remove `t` if it waits here, not to wake it (it gives up waiting, or is being abandoned);
   // false if it does not wait here. Spinlock held.
   bool forget(Thread& t) noexcept;
