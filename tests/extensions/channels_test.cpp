@@ -82,6 +82,50 @@ TEST_CASE("a rendezvous send waits for its receiver, and values arrive in order"
   PRESTO_CHECK_RECORD(record);
 }
 
+// The partner a channel operation serves is handed off (SynchroObject::wakeup_handoff): on one
+// processor with the built-in pool it is not made ready by the operation but runs when its
+// server next leaves the processor, here its next sleep; a poller likewise, through its gate.
+TEST_CASE("a rendezvous on one processor leaves the served partner to its server's next sleep", "[channels]") {
+  auto pool = GENERATE(presto::test::PoolKind::local_queue, presto::test::PoolKind::local_eager,
+                       presto::test::PoolKind::fifo);
+  auto partner = GENERATE(0, 1, 2);  // a receiver, a sender, a poller receiving
+  const presto::test::Config cfg{1, pool};
+  INFO(cfg << ", partner " << partner);
+  const bool built_in = pool != presto::test::PoolKind::fifo;
+  presto::test::Record record;
+  presto::test::run(cfg, [&] {
+    Channel<int> c{"c"};
+    Channel<int> idle{"idle"};
+    Channel<int> back{"back"};
+    int got = 0;
+    std::vector<JoinHandle<void>> hs;
+    hs.push_back(fork([&] {
+      if (partner == 0) {
+        got = *c.recv();
+      } else if (partner == 1) {
+        c.send(5);
+        got = 5;
+      } else {
+        poll(on_recv(c, [&](std::optional<int> v) { got = *v; }), on_recv(idle, [](std::optional<int>) {}));
+      }
+      back.send(got);
+    }));
+    record.expect(wait_until_blocked(hs), "the partner never blocked");
+    if (partner == 1) {
+      record.expect(c.recv() == 5, "wrong value");
+    } else {
+      c.send(5);
+    }
+    const std::size_t ready = Runtime::current()->stats().ready_threads;
+    record.expect(ready == (built_in ? 0u : 1u), "after the rendezvous, " + std::to_string(ready) +
+                                                     " thread(s) ready, where " + (built_in ? "0" : "1") +
+                                                     " were expected");
+    record.expect(back.recv() == 5, "the partner's value");  // our sleep: the partner runs
+    hs[0].join();
+  });
+  PRESTO_CHECK_RECORD(record);
+}
+
 TEST_CASE("many senders and receivers: each value delivered exactly once, per-sender order kept", "[channels]") {
   auto cfg = GENERATE(presto::test::configs());
   INFO(cfg);

@@ -6,7 +6,7 @@
 //
 // Matching follows the Joyce kernel: the thread that arrives second finds its partner in the
 // channel's queue, moves the value straight from the sender's frame into the receiver's, makes
-// the partner ready and keeps running. A thread that finds no partner records itself (a Waiter
+// the partner ready and keeps running (a hand-off: SynchroObject::wakeup_handoff). A thread that finds no partner records itself (a Waiter
 // on its own stack) and sleeps on the channel; a polling thread records one Waiter on every
 // channel it polls and sleeps on its own PollGate, and the first partner to claim the gate
 // takes exactly one of its cases.
@@ -73,12 +73,14 @@ struct WaitList {
   void unlink(Waiter& w) noexcept;
 };
 
-// A thread to make ready once the channel's spinlock is released.
+// A thread to make ready once the channel's spinlock is released: the partner the caller has
+// served, which may take the caller's processor when it next sleeps
+// (SynchroObject::wakeup_handoff).
 struct Wake {
   Thread* thread = nullptr;
   SynchroObject* on = nullptr;
   void run() const {
-    if (thread != nullptr) thread->wakeup(*on);
+    if (thread != nullptr) on->wakeup_handoff(*thread);
   }
 };
 
