@@ -264,15 +264,29 @@ TEST_CASE("threads that allocate all the time are preempted without deadlock", "
 }
 
 // On one processor a waiter signalled before its monitor's release may stay deferred until its
-// signaller leaves the processor (Thread::release_deferred): a signaller that then spins
-// without calling the runtime is preempted, and the waiter runs.
+// signaller leaves the processor (Thread::release_deferred), and so may a semaphore's waiter
+// handed off by its release (SynchroObject::wakeup_handoff): a signaller or releaser that then
+// spins without calling the runtime is preempted, and the waiter runs.
 TEST_CASE("a waiter left deferred by a signaller that then spins runs at the next quantum", "[preempt]") {
   if (!preemption_available()) return;
   auto pool = GENERATE(from_range(kPools));
-  INFO((test::Config{1, pool}));
+  const bool semaphore = GENERATE(false, true);
+  INFO((test::Config{1, pool}) << (semaphore ? ", a semaphore's release" : ", a condition's signal"));
   Runtime rt{config(1, pool, 1ms)};
   std::atomic<bool> flag{false};
   const bool seen = rt.run([&] {
+    if (semaphore) {
+      Semaphore go{0, "go"};
+      auto waiter = fork([&] {
+        go.acquire();
+        flag.store(true, std::memory_order_relaxed);
+      });
+      while (!test::has_waiters(go)) this_thread::yield();
+      go.release();
+      const bool s = spin_until(flag, kLongSpin);
+      waiter.join();
+      return s;
+    }
     test::SignalledWaiter waiter{[&] { flag.store(true, std::memory_order_relaxed); }};
     waiter.signal();
     const bool s = spin_until(flag, kLongSpin);
