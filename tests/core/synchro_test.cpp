@@ -2,6 +2,7 @@
 // broadcast, timed waits), semaphores, barriers, atomic integers, spinlocks and std
 // interoperability, over every configuration.
 
+#include <array>
 #include <atomic>
 #include <chrono>
 #include <functional>
@@ -472,37 +473,6 @@ TEST_CASE("a semaphore's waiter is handed its releaser's processor on one proces
   CHECK(ran == rounds);
 }
 
-// Two partners handed off in turn (SynchroObject::wakeup_handoff): the second wakes the first,
-// so on one processor with a FIFO order they run in the order they were served.
-TEST_CASE("partners handed off in turn run in that order on one processor", "[core][synchro]") {
-  auto pool = GENERATE(presto::test::PoolKind::local_queue, presto::test::PoolKind::fifo,
-                       presto::test::PoolKind::local_eager);
-  const presto::test::Config cfg{1, pool};
-  INFO(cfg);
-  const std::vector<int> order = presto::test::run(cfg, [&] {
-    Semaphore first_go{0, "first go"};
-    Semaphore second_go{0, "second go"};
-    Semaphore ran{0, "ran"};
-    std::vector<int> order;
-    auto waiter = [&](Semaphore& go, int me) {
-      go.acquire();
-      order.push_back(me);
-      ran.release();
-    };
-    auto first = fork(waiter, std::ref(first_go), 1);
-    auto second = fork(waiter, std::ref(second_go), 2);
-    while (!presto::test::has_waiters(first_go) || !presto::test::has_waiters(second_go)) this_thread::yield();
-    first_go.release();
-    second_go.release();
-    ran.acquire();  // (a join may take a ready thread out of its place in the queue)
-    ran.acquire();
-    first.join();
-    second.join();
-    return order;
-  });
-  CHECK(order == std::vector<int>{1, 2});
-}
-
 // wakeup_handoff keeps wakeup's contract: a thread that does not sleep on the object is
 // refused with the same UsageError, naming both.
 TEST_CASE("wakeup_handoff of a thread not asleep on the object is refused", "[core][synchro][misuse]") {
@@ -730,38 +700,52 @@ TEST_CASE("a waiter signalled before its monitor's release runs whatever its sig
 }
 
 // A signaller that enters the monitor again and signals another waiter wakes the first one
-// first, even where the first was left deferred past the release (Thread::release_deferred):
-// on one processor with a FIFO pool they run in the order they were signalled.
-TEST_CASE("waiters signalled in turn from separate entries run in that order on one processor", "[core][synchro]") {
+// first, even where the first was left deferred past the release (Thread::release_deferred);
+// a thread that hands off a second partner (SynchroObject::wakeup_handoff: two semaphores'
+// releases) wakes the first likewise. On one processor with a FIFO pool they run in the
+// order they were woken.
+TEST_CASE("waiters woken in turn run in that order on one processor, signalled or handed off", "[core][synchro]") {
   auto pool = GENERATE(presto::test::PoolKind::local_queue, presto::test::PoolKind::fifo,
                        presto::test::PoolKind::local_eager);
+  const bool handed_off = GENERATE(false, true);
   const presto::test::Config cfg{1, pool};
-  INFO(cfg);
+  INFO(cfg << (handed_off ? ", semaphores' releases" : ", signals from separate entries"));
   const std::vector<int> order = presto::test::run(cfg, [&] {
     Monitor m{"m"};
     Condition go_on{m, "go on"};
+    std::array<Semaphore, 2> gates{Semaphore{0, "first's"}, Semaphore{0, "second's"}};
     Semaphore ran{0, "ran"};
     int waiting = 0;
     bool go = false;
     std::vector<int> order;
     auto waiter = [&](int me) {
-      Monitor::Entry e{m};
-      ++waiting;
-      go_on.wait(e, [&] { return go; });
+      if (handed_off) {
+        gates[static_cast<std::size_t>(me - 1)].acquire();
+      } else {
+        Monitor::Entry e{m};
+        ++waiting;
+        go_on.wait(e, [&] { return go; });
+      }
       order.push_back(me);
       ran.release();
     };
     auto first = fork(waiter, 1);
     auto second = fork(waiter, 2);
-    presto::test::yield_until_inside(m, [&] { return waiting == 2; });
-    {
-      Monitor::Entry e{m};
-      go = true;
-      go_on.signal();
-    }
-    {
-      Monitor::Entry e{m};
-      go_on.signal();
+    if (handed_off) {
+      while (!presto::test::has_waiters(gates[0]) || !presto::test::has_waiters(gates[1])) this_thread::yield();
+      gates[0].release();
+      gates[1].release();
+    } else {
+      presto::test::yield_until_inside(m, [&] { return waiting == 2; });
+      {
+        Monitor::Entry e{m};
+        go = true;
+        go_on.signal();
+      }
+      {
+        Monitor::Entry e{m};
+        go_on.signal();
+      }
     }
     ran.acquire();  // (a join may take a ready thread out of its place in the queue)
     ran.acquire();
