@@ -6,10 +6,10 @@
 //
 // Matching follows the Joyce kernel: the thread that arrives second finds its partner in the
 // channel's queue, moves the value straight from the sender's frame into the receiver's, makes
-// the partner ready and keeps running (a hand-off: SynchroObject::wakeup_handoff). A thread that finds no partner records itself (a Waiter
-// on its own stack) and sleeps on the channel; a polling thread records one Waiter on every
-// channel it polls and sleeps on its own PollGate, and the first partner to claim the gate
-// takes exactly one of its cases.
+// the partner ready and keeps running (a hand-off: SynchroObject::wakeup_handoff). A thread
+// that finds no partner records itself (a Waiter on its own stack) and sleeps on the channel;
+// a polling thread records one Waiter on every channel it polls and sleeps on its own
+// PollGate, and the first partner to claim the gate takes exactly one of its cases.
 //
 // Timed and cancellable operations give up cleanly: a thread that times out or is cancelled
 // leaves its record in the queue until it takes it out, and a partner that finds such a record
