@@ -348,11 +348,14 @@ PRESTO_INLINE Thread* Dispatch::heir_or_next(Processor& p, Thread& self) noexcep
   return next_or_stop(p);
 }
 
-bool Dispatch::may_defer_past_release(const Thread& self) noexcept {
-  // (Outside the gate own_queue_ may be about to change: a scheduler or pool installed after
-  // the release sees the waiter's wake-up when self leaves its processor.)
+bool Dispatch::may_defer_past_release(const Thread& self, const Thread& heir) noexcept {
+  // No lock held (one still held may be the one the heir needs next), threads of class Thread
+  // (a subclass sees every wake-up when it happens). (Outside the gate own_queue_ may be about
+  // to change: a scheduler or pool installed after the release sees the waiter's wake-up when
+  // self leaves its processor.)
   const Processor& p = *self.processor_;
-  return p.own_queue_.load(std::memory_order_relaxed) != nullptr && impl_of(p).processors.active() == 1;
+  return self.locks_held_ == 0 && self.may_hand_off_to(heir) && p.own_queue_.load(std::memory_order_relaxed) != nullptr &&
+         impl_of(p).processors.active() == 1;
 }
 
 bool Dispatch::defer_wakeup(SynchroObject& so, Thread& t) {
@@ -363,10 +366,7 @@ bool Dispatch::defer_wakeup(SynchroObject& so, Thread& t) {
   // Asleep on `so` and recalled from it, as wakeup requires (which reports it otherwise).
   if (t.waiting_on_ != &so || t.queue_hook_.list != nullptr || t.state() != ThreadState::blocked) return false;
   if (me->heir_lingers_) [[unlikely]] me->wake_deferred();  // handed off before: woken first
-  if (me->deferred_wake_ != nullptr || me->locks_held_ != 0 || !me->may_defer_wake_of(t) || !me->may_hand_off_to(t) ||
-      !may_defer_past_release(*me)) {
-    return false;
-  }
+  if (me->deferred_wake_ != nullptr || !me->may_defer_wake_of(t) || !may_defer_past_release(*me, t)) return false;
   me->deferred_wake_ = &t;
   me->heir_lingers_ = true;
   return true;

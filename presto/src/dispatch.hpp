@@ -147,10 +147,11 @@ class Dispatch {
   static bool in_guard_page(const Thread& t, const void* address) noexcept;
   static bool below_stack(const Thread& t, const void* stack_pointer) noexcept;
 
-  // Whether self, releasing the monitor its deferred waiter needs, may leave the waiter
-  // deferred until it leaves its processor (Thread::release_deferred): one processor, the
-  // built-in scheduler and pool.
-  static bool may_defer_past_release(const Thread& self) noexcept;
+  // Whether self may leave `heir`, a waiter it woke, deferred until it leaves its processor
+  // (Thread::release_deferred past a monitor's release, defer_wakeup for a hand-off): self
+  // holds no lock, both are threads of class Thread, one processor, the built-in scheduler
+  // and pool.
+  static bool may_defer_past_release(const Thread& self, const Thread& heir) noexcept;
   // SynchroObject::wakeup_handoff: leaves t, recalled from so, deferred on the running thread
   // (deferred_wake_, heir_lingers_) where that changes nothing but the hand-off; false where
   // t must be woken now. A partner handed off before is woken first.

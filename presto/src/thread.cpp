@@ -344,7 +344,7 @@ void Thread::release_deferred() {
   // that is all it changes: no lock held any more (a lock still held may be the one the waiter
   // needs next), threads and scheduler of the built-in classes (a subclass sees every wake-up
   // when it happens), and one processor, so no other could have run the waiter meanwhile.
-  if (locks_held_ == 0 && may_hand_off_to(*deferred_wake_) && detail::Dispatch::may_defer_past_release(*this)) {
+  if (detail::Dispatch::may_defer_past_release(*this, *deferred_wake_)) {
     heir_lingers_ = true;
     return;
   }
