@@ -15,7 +15,11 @@ namespace presto {
 
 SynchroObject::SynchroObject(std::string name) : name_(std::move(name)) {}
 
-SynchroObject::~SynchroObject() noexcept(false) { check_no_waiters(); }
+SynchroObject::~SynchroObject() noexcept(false) {
+  // A derived class's destructor that checked already waited out any holder of the spinlock
+  // (a waker about to let it go); a waiter could come after only by using a destroyed object.
+  if (!found_free_) check_no_waiters();
+}
 
 void SynchroObject::set_spinlock(std::unique_ptr<Spinlock> lock) {
   if (dynamic_cast<Thread*>(this) != nullptr) {
@@ -42,6 +46,7 @@ void SynchroObject::check_no_waiters() noexcept(false) {
   spin_lock();
   if (waiting_.empty()) {
     spin_unlock();
+    found_free_ = true;
     return;
   }
   std::string message = describe() + " destroyed by " + Thread::current().describe() + " while " +

@@ -139,7 +139,8 @@ class SynchroObject {
  protected:
   // Raises UsageError (or, during stack unwinding, prints the error) if threads still wait on
   // this object; detaches them first so they never touch it again. The destructor of every
-  // derived class calls it while the object is still whole, so messages name it correctly.
+  // derived class calls it while the object is still whole, so messages name it correctly;
+  // SynchroObject's own destructor then checks again only if no such call found it free.
   void check_no_waiters() noexcept(false);
   void set_name(std::string name) { name_ = std::move(name); }
 
@@ -156,6 +157,7 @@ class SynchroObject {
   static void cancel_timeout(Thread& t) noexcept;
 
   detail::RawSpinlock spin_;
+  bool found_free_ = false;  // a check_no_waiters() found no waiter: the object is being destroyed
   std::unique_ptr<Spinlock> custom_;  // set_spinlock's, or nullptr: spin_ is in use
   ThreadQueue waiting_;
   std::string name_;
