@@ -31,6 +31,8 @@
 //             a wake-up and a switch)
 //   barrier   a Barrier of one party: N phases
 //   future-get  a Future computing a constant, then get(): N futures
+//   promise-reply  a request and its reply through one-shot Promises, to a server thread and
+//             back: N round trips (the 2N promises are made beforehand, in a std::deque)
 //   run       an empty Runtime::run, its start and its end on P processors: N runs
 //   OP/subclass  OP under a Scheduler subclass that overrides ready() (as PSIM's and a user's
 //             do): the dispatch path then makes every virtual call, and the pool's put and get
@@ -40,6 +42,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <optional>
 #include <memory>
 #include <string>
@@ -166,6 +169,16 @@ bool run(const std::string& op, std::uint64_t n, std::size_t processors) {
       presto::futures::Future f{[] { return 1; }};
       if (f.get() != 1) std::abort();
     }
+  } else if (op == "promise-reply") {
+    std::deque<presto::futures::Promise<std::uint64_t>> requests(n), replies(n);
+    auto server = presto::fork([&] {
+      for (std::uint64_t i = 0; i < n; ++i) replies[i].set_value(requests[i].get() + 1);
+    });
+    for (std::uint64_t i = 0; i < n; ++i) {
+      requests[i].set_value(i);
+      if (replies[i].get() != i + 1) std::abort();
+    }
+    server.join();
   } else if (op == "barrier") {
     presto::Barrier barrier{1, "barrier"};
     for (std::uint64_t i = 0; i < n; ++i) barrier.arrive_and_wait();
@@ -186,7 +199,7 @@ int main(int argc, char** argv) {
   const std::uint64_t repeats = argc == 5 ? std::strtoull(argv[4], &end, 10) : 0;
   valid = valid && *end == '\0' && (argc < 5 || repeats > 0);
   if (!valid) {
-    std::fputs("usage: hot_path yield|yield-one-body|pinned-yield|handoff|fork-join|batch|skynet|lock|semaphore|wake|barrier|future-get|run[/subclass] N [P [R]]   "
+    std::fputs("usage: hot_path yield|yield-one-body|pinned-yield|handoff|fork-join|batch|skynet|lock|semaphore|wake|barrier|future-get|promise-reply|run[/subclass] N [P [R]]   "
                "(N, P, R > 0)\n",
                stderr);
     return 2;

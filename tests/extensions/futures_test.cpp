@@ -145,6 +145,77 @@ TEST_CASE("a promise wakes every waiter once, with a value or an exception", "[f
   PRESTO_CHECK_RECORD(record);
 }
 
+// A promise's lone waiter is handed off (SynchroObject::wakeup_handoff): on one processor with
+// the built-in pool, set_value does not make it ready (nothing could run it before its setter
+// leaves the processor); it runs whatever the setter does next. Elsewhere, or with several
+// waiters, they are made ready at once.
+TEST_CASE("a promise's lone waiter is handed its setter's processor on one processor, whatever the setter does next",
+          "[futures]") {
+  auto cfg = GENERATE(presto::test::configs());
+  enum class Then { yield, get_reply, end };
+  auto then = GENERATE(Then::yield, Then::get_reply, Then::end);
+  auto waiters = GENERATE(1, 2);
+  INFO(cfg << ", then " << static_cast<int>(then) << ", " << waiters << " waiter(s)");
+  using presto::test::PoolKind;
+  const bool built_in = cfg.pool == PoolKind::local_queue || cfg.pool == PoolKind::local_lifo ||
+                        cfg.pool == PoolKind::local_eager;
+  presto::test::Record record;
+  const int rounds = static_cast<int>(presto::test::scaled(50));
+  const int served = presto::test::run(cfg, [&] {
+    int served = 0;
+    for (int round = 0; round < rounds; ++round) {
+      Promise<int> request{"request"};
+      Promise<int> reply{"reply"};
+      std::atomic<int> got{0};
+      std::vector<JoinHandle<void>> hs;
+      for (int w = 0; w < waiters; ++w) {
+        hs.push_back(fork([&, w] {
+          got += request.get();
+          if (w == 0) reply.set_value(round);
+        }));
+      }
+      auto asleep = [&] {  // read under the spinlock, as waiter_count() expects
+        request.spin_lock();
+        const auto n = static_cast<int>(request.waiter_count());
+        request.spin_unlock();
+        return n;
+      };
+      while (asleep() < waiters) this_thread::yield();
+      auto set = [&] {
+        request.set_value(1);
+        const std::size_t ready = Runtime::current()->stats().ready_threads;
+        const std::size_t expected = built_in && waiters == 1 ? 0 : static_cast<std::size_t>(waiters);
+        if (cfg.processors == 1 && ready != expected) {
+          record.fail("after set_value, " + std::to_string(ready) + " thread(s) ready, where " +
+                      std::to_string(expected) + " were expected");
+        }
+      };
+      switch (then) {
+        case Then::yield:
+          set();
+          for (int i = 0; i < 100'000 && got < waiters; ++i) this_thread::yield();
+          record.expect(got == waiters, "the waiters did not run while their setter yielded");
+          break;
+        case Then::get_reply: set(); break;
+        case Then::end:
+          // A setter that ends: a thread of its own (a fork run as a call by its joiner wakes
+          // at once), whose end must wake the waiter.
+          fork([&] {
+            (void)Thread::current();
+            set();
+          }).join();
+          break;
+      }
+      record.expect(reply.get() == round, "the reply");
+      for (auto& h : hs) h.join();
+      if (got == waiters) ++served;
+    }
+    return served;
+  });
+  PRESTO_CHECK_RECORD(record);
+  CHECK(served == rounds);
+}
+
 TEST_CASE("when_all combines futures and promises, in order", "[futures]") {
   auto cfg = GENERATE(presto::test::configs());
   INFO(cfg);

@@ -209,7 +209,10 @@ class Promise : public SynchroObject {
     }
   }
   // Readers that see kReady may destroy the promise as soon as this spinlock is released,
-  // so nothing here touches `this` after spin_unlock() except as wakeup's identity.
+  // so nothing here touches `this` after spin_unlock() except as wakeup's identity (a waiter
+  // recalled here still reads the promise when it runs: whoever destroys it waits for that).
+  // A lone waiter is handed off (wakeup_handoff): the reply of a request that its setter now
+  // waits on again runs next, without a trip through the ready queue.
   void publish() {
     ThreadQueue woken;
     spin_lock();
@@ -220,7 +223,11 @@ class Promise : public SynchroObject {
       w->notify();
     }
     spin_unlock();
-    wakeup_all(woken);
+    if (woken.size() == 1) {
+      wakeup_handoff(*woken.pop_front());
+    } else {
+      wakeup_all(woken);
+    }
   }
 
   std::atomic<int> state_{kEmpty};
