@@ -363,8 +363,7 @@ bool Dispatch::defer_wakeup(SynchroObject& so, Thread& t) {
   if (p == nullptr) return false;
   Thread* const me = p->current_;  // a fork run as a call is not made a thread for this
   if (me == nullptr || is_record(me)) return false;
-  // Asleep on `so` and recalled from it, as wakeup requires (which reports it otherwise).
-  if (t.waiting_on_ != &so || t.queue_hook_.list != nullptr || t.state() != ThreadState::blocked) return false;
+  if (!t.recalled_asleep_on(so)) return false;  // t.wakeup(so) reports it
   if (me->heir_lingers_) [[unlikely]] me->wake_deferred();  // handed off before: woken first
   if (me->deferred_wake_ != nullptr || !me->may_defer_wake_of(t) || !may_defer_past_release(*me, t)) return false;
   me->deferred_wake_ = &t;

@@ -351,24 +351,26 @@ void Thread::release_deferred() {
   wake_deferred();
 }
 
-void Thread::wakeup(SynchroObject& so) {
+void Thread::refuse_wakeup(const SynchroObject& so) const {
   if (waiting_on_ != &so || queue_hook_.list != nullptr) {
     throw UsageError(Thread::current().describe() + " tried to wake " + describe() + " from " + so.describe() +
                      ", but it is not asleep there (it is " + std::string(to_string(state())) +
                      (waiting_on_ != nullptr && waiting_on_ != &so ? ", waiting on " + waiting_on_->describe() : "") +
                      (queue_hook_.list != nullptr ? ", still queued" : "") + ")");
   }
+  throw UsageError(Thread::current().describe() + " tried to wake " + describe() + ", which is not asleep (it is " +
+                   std::string(to_string(state())) + ")");
+}
+
+void Thread::wakeup(SynchroObject& so) {
+  // Only the waker that recalled this thread from `so` (under its spinlock, or seeing it free
+  // as Condition::signal does, once the thread was switched out) gets past this, and nobody
+  // else changes the state of a thread asleep: a plain store below, as Dispatch::heir_or_next
+  // makes for the heir (a compare-exchange was a locked instruction on every wake-up).
+  if (!recalled_asleep_on(so)) [[unlikely]] refuse_wakeup(so);
   // Everything the waker needs is read or written before the state changes: from then on an
   // external thread may run on (a presto thread only once make_ready has queued it).
   const bool external = external_;
-  // Only the waker that recalled this thread from `so` (under its spinlock, or seeing it free
-  // as Condition::signal does, once the thread was switched out) gets here, and nobody else
-  // changes the state of a thread asleep: a plain store, as Dispatch::heir_or_next makes for
-  // the heir (a compare-exchange was a locked instruction on every wake-up).
-  if (const ThreadState s = state(); s != ThreadState::blocked) [[unlikely]] {
-    throw UsageError(Thread::current().describe() + " tried to wake " + describe() + ", which is not asleep (it is " +
-                     std::string(to_string(s)) + ")");
-  }
   waiting_on_ = nullptr;
   set_state(ThreadState::ready);
   if (external) {

@@ -255,6 +255,12 @@ class Thread : public SynchroObject {
   // waiter it signalled (deferred_wake_): both are of class Thread itself. Dispatch::block
   // decides the rest.
   bool may_hand_off_to(const Thread& heir) const noexcept { return plain_ && heir.plain_; }
+  // Whether this thread sleeps on `so`, recalled from it and not woken yet: what wakeup(so)
+  // requires of it (and reports otherwise).
+  bool recalled_asleep_on(const SynchroObject& so) const noexcept {
+    return waiting_on_ == &so && queue_hook_.list == nullptr && state() == ThreadState::blocked;
+  }
+  [[noreturn, gnu::cold]] void refuse_wakeup(const SynchroObject& so) const;  // wakeup's UsageError
   void wake_deferred();  // wakes deferred_wake_ (set) the usual way: Thread::wakeup
   // Lock::unlock_as with deferred_wake_ set: wakes it, or leaves it deferred past the release
   // where nothing could run it before this thread leaves its processor (heir_lingers_).
