@@ -5,8 +5,11 @@
 // processors x every pool, the seeded ShufflePool included), with hand-off on and off.
 
 #include <atomic>
+#include <cstdint>
+#include <cstdlib>
 #include <deque>
 #include <memory>
+#include <new>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -25,6 +28,23 @@ using presto::actors::StopMode;
 using presto::actors::Task;
 using presto::actors::TaskOptions;
 using presto::actors::TaskStopped;
+
+// Every allocation of this program, counted: a task's steady stream of sends must make none.
+namespace {
+std::atomic<std::uint64_t> g_allocations{0};
+}  // namespace
+
+// (GCC takes a replaced operator new's malloc for a mismatch with the delete that frees it.)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+void* operator new(std::size_t size) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#pragma GCC diagnostic pop
 
 namespace {
 
@@ -50,6 +70,7 @@ class Recorder : public Task {
   const Thread* runner() const { return &Thread::current(); }
   int fail_with(int code) { throw std::runtime_error("operation failed " + std::to_string(code)); }
   void explode(const std::string& why) { throw std::runtime_error(why); }
+  void explode_here() { throw std::runtime_error("bad deposit"); }  // a message small enough for a task's block
   void wait_for(futures::Promise<void>* entered, futures::Promise<void>* gate) {
     entered->set_value();
     gate->get();
@@ -144,7 +165,9 @@ TEST_CASE("a call to an idle task runs on the caller's processor (LRPC hand-off)
 
 TEST_CASE("a send() that throws fails the task: its queue is rejected and stop() rethrows", "[actors]") {
   auto cfg = GENERATE(presto::test::configs());
-  INFO(cfg);
+  // A message with a std::string is on the heap; one with no argument in a block of the task's.
+  auto in_block = GENERATE(false, true);
+  INFO(cfg << (in_block ? ", the failing message in a task's block" : ", the failing message on the heap"));
   presto::test::Record record;
   std::ostringstream log;
   auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(log);
@@ -154,7 +177,11 @@ TEST_CASE("a send() that throws fails the task: its queue is rejected and stop()
   std::atomic<int> refused_sends{0};
   rt.run([&] {
     Recorder r{TaskOptions{.handoff = false}};
-    r.send(&Recorder::explode, std::string("bad deposit"));
+    if (in_block) {
+      r.send(&Recorder::explode_here);
+    } else {
+      r.send(&Recorder::explode, std::string("bad deposit"));
+    }
     for (int i = 0; i < 5; ++i) {
       try {
         r.send(&Recorder::note, 0, i);
@@ -183,6 +210,44 @@ TEST_CASE("a send() that throws fails the task: its queue is rejected and stop()
           std::string::npos);
   }
   presto::test::check_no_leaks(rt);
+}
+
+// A send's message fits a block that its task keeps once the message has run, for the next
+// send: once a task has had N sends queued, a stream of sends and calls that never queues more
+// allocates nothing (each send allocated its message, and freed it once run, before
+// 2026-12-06).
+TEST_CASE("a task's sends reuse its blocks: a steady stream of sends allocates nothing", "[actors]") {
+  auto cfg = GENERATE(presto::test::configs());
+  auto handoff = GENERATE(true, false);
+  INFO(cfg << ", hand-off " << handoff);
+  constexpr int kBatch = 500, kBatches = 3;
+  presto::test::Record record;
+  presto::test::run(cfg, [&] {
+    Recorder r{TaskOptions{.handoff = handoff}};
+    int seq = 0;
+    {  // kBatch sends queued at once, behind an operation that holds the task's thread
+      futures::Promise<void> entered{"entered"}, gate{"gate"};
+      r.send(&Recorder::wait_for, &entered, &gate);
+      entered.get();
+      for (int i = 0; i < kBatch; ++i) r.send(&Recorder::note, 0, seq++);
+      gate.set_value();
+      record.expect(r.call(&Recorder::count) == seq, "the first batch ran");
+    }
+    int late = 0;  // counted, not recorded, while allocations are: a record's text allocates
+    const std::uint64_t before = g_allocations.load();
+    for (int batch = 0; batch < kBatches; ++batch) {
+      for (int i = 0; i < kBatch; ++i) r.send(&Recorder::note, 0, seq++);
+      if (r.call(&Recorder::count) != seq) ++late;
+    }
+    const std::uint64_t made = g_allocations.load() - before;
+    record.expect(late == 0, "every send ran before the next call's reply");
+    if (made != 0) {
+      record.fail(std::to_string(made) + " allocations for " + std::to_string(kBatches * kBatch) +
+                  " sends after " + std::to_string(kBatch) + " were queued at once");
+    }
+    record.expect(r.out_of_order() == 0 && r.overlaps() == 0, "messages ran in order, one at a time");
+  });
+  PRESTO_CHECK_RECORD(record);
 }
 
 TEST_CASE("stop() drains or rejects the queue, and says so", "[actors]") {

@@ -66,6 +66,24 @@ std::string Task::refusal(const char* operation) const {
   return Thread::current().describe() + " tried to " + operation + " " + describe() + ", which " + closed_by_;
 }
 
+detail::BlockCache::~BlockCache() {
+  while (void* b = take()) ::operator delete(b);
+}
+
+void* Task::take_block() {
+  mailbox_.spin_lock();
+  void* block = blocks_.take();
+  mailbox_.spin_unlock();
+  return block != nullptr ? block : ::operator new(detail::BlockCache::kSize);
+}
+
+void Task::give_back_block(void* block) noexcept {
+  mailbox_.spin_lock();
+  const bool kept = blocks_.keep(block);
+  mailbox_.spin_unlock();
+  if (!kept) ::operator delete(block);
+}
+
 void Task::enqueue(detail::Message& m) {
   mailbox_.spin_lock();
   if (closed_) {
@@ -129,13 +147,19 @@ void Task::serve() {
     --queued_;
     busy_ = true;
     mailbox_.spin_unlock();
+    void* block = nullptr;  // a send's, given back under the lock taken for the next message
     try {
-      m->execute();
+      block = m->execute(*this);
     } catch (...) {
       fail(std::current_exception());
     }
     mailbox_.spin_lock();
     busy_ = false;
+    if (block != nullptr && !blocks_.keep(block)) [[unlikely]] {
+      mailbox_.spin_unlock();  // the heap, without the spinlock
+      ::operator delete(block);
+      mailbox_.spin_lock();
+    }
   }
   reject_queue();
   if (failure_) std::rethrow_exception(failure_);
@@ -164,7 +188,7 @@ void Task::reject_queue() {
     // One exception per waiter, made in its own statement: the temporary (which shares the
     // message's storage) is gone before the waiter is woken and owns the exception alone.
     std::exception_ptr error = std::make_exception_ptr(TaskStopped(why));
-    if (m->reject(std::move(error))) ++sends;
+    if (m->reject(*this, std::move(error))) ++sends;
     ++rejected;
     m = next;
   }
