@@ -30,20 +30,34 @@ using presto::actors::TaskOptions;
 using presto::actors::TaskStopped;
 
 // Every allocation of this program, counted: a task's steady stream of sends must make none.
+// Each form of new and delete that is not over-aligned is replaced, so that none of them is the
+// sanitizer's while its partner is ours (AddressSanitizer reports such a pair as a mismatch).
 namespace {
 std::atomic<std::uint64_t> g_allocations{0};
+
+void* counted(std::size_t size) noexcept {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  return std::malloc(size == 0 ? 1 : size);
+}
+void* counted_or_throw(std::size_t size) {
+  if (void* p = counted(size)) return p;
+  throw std::bad_alloc();
+}
 }  // namespace
 
 // (GCC takes a replaced operator new's malloc for a mismatch with the delete that frees it.)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-void* operator new(std::size_t size) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
+void* operator new(std::size_t size) { return counted_or_throw(size); }
+void* operator new[](std::size_t size) { return counted_or_throw(size); }
+void* operator new(std::size_t size, const std::nothrow_t&) noexcept { return counted(size); }
+void* operator new[](std::size_t size, const std::nothrow_t&) noexcept { return counted(size); }
 void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+void operator delete(void* p, const std::nothrow_t&) noexcept { std::free(p); }
+void operator delete[](void* p, const std::nothrow_t&) noexcept { std::free(p); }
 #pragma GCC diagnostic pop
 
 namespace {
