@@ -416,9 +416,7 @@ TEST_CASE("a semaphore's waiter is handed its releaser's processor on one proces
   enum class Then { yield, sleep, end, join_blocking_child };
   auto then = GENERATE(Then::yield, Then::sleep, Then::end, Then::join_blocking_child);
   INFO(cfg << ", then " << static_cast<int>(then));
-  using presto::test::PoolKind;
-  const bool built_in = cfg.pool == PoolKind::local_queue || cfg.pool == PoolKind::local_lifo ||
-                        cfg.pool == PoolKind::local_eager;
+  const bool built_in = presto::test::is_local_queue(cfg.pool);
   presto::test::Record record;
   const int rounds = static_cast<int>(presto::test::scaled(100));
   const int ran = presto::test::run(cfg, [&] {

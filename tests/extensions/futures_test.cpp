@@ -156,9 +156,7 @@ TEST_CASE("a promise's lone waiter is handed its setter's processor on one proce
   auto then = GENERATE(Then::yield, Then::get_reply, Then::end);
   auto waiters = GENERATE(1, 2);
   INFO(cfg << ", then " << static_cast<int>(then) << ", " << waiters << " waiter(s)");
-  using presto::test::PoolKind;
-  const bool built_in = cfg.pool == PoolKind::local_queue || cfg.pool == PoolKind::local_lifo ||
-                        cfg.pool == PoolKind::local_eager;
+  const bool built_in = presto::test::is_local_queue(cfg.pool);
   presto::test::Record record;
   const int rounds = static_cast<int>(presto::test::scaled(50));
   const int served = presto::test::run(cfg, [&] {

@@ -52,6 +52,12 @@ inline std::unique_ptr<ThreadPool> make_pool(PoolKind k) {
   return nullptr;
 }
 
+// Whether the pool is the built-in LocalQueuePool (in either order), under which a thread's
+// wake-up may be handed off on one processor (SynchroObject::wakeup_handoff).
+inline bool is_local_queue(PoolKind k) {
+  return k == PoolKind::local_queue || k == PoolKind::local_lifo || k == PoolKind::local_eager;
+}
+
 // The seed of this test process: PRESTO_SEED if set, else random. Printed with every failure.
 inline std::uint64_t seed() {
   static const std::uint64_t s = [] {

@@ -149,7 +149,6 @@ class BlockCache {
     ++kept_;
     return true;
   }
-  std::size_t kept() const noexcept { return kept_; }
 
  private:
   void* head_ = nullptr;  // each block's first word links the next
