@@ -172,13 +172,7 @@ TEST_CASE("a promise's lone waiter is handed its setter's processor on one proce
           if (w == 0) reply.set_value(round);
         }));
       }
-      auto asleep = [&] {  // read under the spinlock, as waiter_count() expects
-        request.spin_lock();
-        const auto n = static_cast<int>(request.waiter_count());
-        request.spin_unlock();
-        return n;
-      };
-      while (asleep() < waiters) this_thread::yield();
+      while (presto::test::waiter_count(request) < static_cast<std::size_t>(waiters)) this_thread::yield();
       auto set = [&] {
         request.set_value(1);
         const std::size_t ready = Runtime::current()->stats().ready_threads;

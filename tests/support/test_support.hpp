@@ -133,14 +133,15 @@ auto run(const Config& c, F&& f) {
   return result;
 }
 
-// Whether threads wait on `so`, read under its spinlock (has_waiters() itself expects the
-// caller to hold it).
-inline bool has_waiters(SynchroObject& so) {
+// How many threads wait on `so`, and whether any do, read under its spinlock (the members
+// waiter_count() and has_waiters() expect the caller to hold it).
+inline std::size_t waiter_count(SynchroObject& so) {
   so.spin_lock();
-  bool w = so.has_waiters();
+  const std::size_t n = so.waiter_count();
   so.spin_unlock();
-  return w;
+  return n;
 }
+inline bool has_waiters(SynchroObject& so) { return waiter_count(so) != 0; }
 
 // A thread-safe record of facts established inside presto threads, asserted afterwards.
 class Record {
