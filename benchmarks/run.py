@@ -169,20 +169,36 @@ def append_results(out_dir, recs):
 
 def run_phold(args, build_dir, out_dir):
     """Runs benchmarks/psim_phold --no-sweep (PSIM's PHOLD on 1 and 2 processors beside PSIM's
-    sequential simulator, in the same run); appends its ratio lines (the PSIM PHOLD targets) and
-    the host's round trips around its 2-processor runs to results.jsonl and returns the two
-    lists, or ([], []) when it was not built."""
+    sequential simulator, in the same run); appends its ratio lines (the PSIM PHOLD targets), the
+    host's round trips around its 2-processor runs and where those runs' time goes to results.jsonl
+    and returns the three lists, or ([], [], []) when it was not built."""
     exe = os.path.join(build_dir, "benchmarks", "psim_phold")
     if not os.path.exists(exe):
         log("benchmarks/psim_phold not built: the PSIM PHOLD targets are skipped")
-        return [], []
+        return [], [], []
     out = run([exe, "--no-sweep"] + (["--quick"] if args.quick else []), stdout=subprocess.PIPE).stdout
     sys.stdout.write(out)
     recs = [json.loads(l) for l in out.splitlines() if l.startswith("{")]
     ratios = [rec for rec in recs if "ratio" in rec]
     host = [rec for rec in recs if rec.get("system") == "host"]
-    append_results(out_dir, ratios + host)
-    return ratios, host
+    split = [rec for rec in recs if "psim_split" in rec]
+    append_results(out_dir, ratios + host + split)
+    return ratios, host, split
+
+
+def phold_split_table(split):
+    """psim_phold's accounting of the PHOLD targets' runs: per protocol and processor count, the
+    time an event, the processor time beyond the work, the work's share, and what the protocol did."""
+    rows = ["| protocol | processors | ns an event | processor ns beyond the work | the work's share | "
+            "LP blocks | yields | null messages | dispatches | processor parks | deadlock breaks "
+            "| LPs asleep on average |", "|---|---|---|---|---|---|---|---|---|---|---|---|"]
+    for r in split:
+        beyond = r["ns_per_event"] * r["processors"] - r["work_ns"]
+        rows.append(f"| {r['psim_split']} | {r['processors']} | {r['ns_per_event']:.0f} | {beyond:.0f} | "
+                    f"{100 * r['work_share']:.0f}% | {r['blocks']:.3f} | {r['yields']:.3f} | "
+                    f"{r['null_messages']:.2f} | {r['dispatches']:.3f} | {r['parks']:.4f} | "
+                    f"{r['deadlock_breaks']:.4f} | {r['lps_asleep']:.1f} of {r['lps']} |")
+    return "\n".join(rows)
 
 
 def host_line(suite_ms, phold_host, split_host):
@@ -776,7 +792,7 @@ def machine():
 
 
 def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=(), sharing="", echo_ms=(), floor=(),
-           split=()):
+           split=(), phold_split=()):
     when = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     parts = [f"Measured {when} on {machine()}" + (" (--quick: reduced counts)" if quick else "") + "."
              + (f" {note}" if note else ""), "",
@@ -801,6 +817,18 @@ def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=(), 
                   "between its elements (the runtime's forks, joins, steals and dispatches, and any wait), before "
                   "its first element and after its last (to the product's end). Medians; the wall time in "
                   "brackets is the same product untimed.", "", split_table(split), ""]
+    if phold_split:
+        work = phold_split[0]["work_ns"]
+        parts += ["### Where PSIM's PHOLD time goes (same run)", "",
+                  "`benchmarks/psim_phold` accounts for the runs of the PSIM PHOLD targets with 1 us of work an "
+                  f"event ({work:.0f} ns: the sequential simulator's time an event with the work, less without). Per "
+                  "event: the median time, the processors' time beyond the work (the protocol, the switches and "
+                  "any idle polling), the work's share of the processors' time, and, from the last repetition, "
+                  "how often an LP went to sleep, yielded instead (one processor), raised an input's clock by a "
+                  "null message, was put on a processor, and how often a processor parked or a deadlock was "
+                  "broken; last, how many LPs were asleep on average. 2 processors meet the 1.6x target when their "
+                  "processor time an event is at most 1.25x one processor's (2 / 1.6).",
+                  "", phold_split_table(phold_split), ""]
     parts += ["### Every measurement (median of the repetitions ± spread = (max − min) / median)", "",
               comparison_table(ms), "", "### Plots", ""]
     for name, caption in made:
@@ -871,7 +899,7 @@ def main():
         build_suite(build_dir)
         built = build_apps(build_dir)
     ms, ratios = run_suite(args, build_dir, out_dir)
-    phold_ratios, phold_host = run_phold(args, build_dir, out_dir)
+    phold_ratios, phold_host, phold_split = run_phold(args, build_dir, out_dir)
     ratios += phold_ratios
     app_ms = run_apps(args, build_dir, built)
     procsched_ms = run_procsched(args, build_dir, out_dir)
@@ -896,7 +924,7 @@ def main():
     if host:
         args.note = (args.note.rstrip() + " " if args.note.strip() else "") + host
     section = report(ms, ratios, made, plot_rel, args.quick, args.note, app_ms, procsched_ms, sharing, echo_ms, floor,
-                     split)
+                     split, phold_split)
     with open(os.path.join(out_dir, "table.md"), "w") as f:
         f.write(section + "\n")
     if full:

@@ -58,16 +58,51 @@ bench::Result sequential(const std::string& name, const PholdConfig& m, Time end
   });
 }
 
+// What a parallel run did besides its events, from its last repetition (the counts barely move
+// from one repetition to the next; the times do).
+struct Counts {
+  SimulationStats sim;
+  presto::RuntimeStats runtime;
+};
+
 bench::Result parallel(const std::string& name, const PholdConfig& m, Time end, std::uint64_t events, int reps,
-                       std::size_t processors, Protocol protocol) {
+                       std::size_t processors, Protocol protocol, Counts* counts = nullptr) {
   return bench::measure(name, "psim-" + std::string(to_string(protocol)), processors, events, reps, [&] {
     presto::Runtime rt{{.processors = processors}};
-    rt.run([&] {
+    SimulationStats stats = rt.run([&] {
       Simulation sim{{.protocol = protocol, .end_time = end}};
       build_phold(sim, m);
-      sim.run();
+      return sim.run();
     });
+    if (counts != nullptr) *counts = {std::move(stats), rt.stats()};
   });
+}
+
+// Where a parallel run's processor time goes, per event: the work's share of it (the work's own
+// time an event, `work_ns`, measured by the sequential simulator in the same run, against the
+// processors' wall time an event), and what the protocol did to let the events run: LPs put to
+// sleep and woken (dispatches), yields, null messages, deadlocks broken, idle processors parked,
+// and how many LPs were asleep on average. One table line, and a JSON line (key "psim_split")
+// that benchmarks/run.py puts under the targets.
+void print_split(const bench::Result& r, const Counts& c, double work_ns) {
+  const auto per_event = [&](double n) { return n / static_cast<double>(c.sim.events); };
+  const double processor_ns = r.median_ns * static_cast<double>(r.processors);
+  const double share = work_ns / processor_ns;
+  const double asleep = c.sim.seconds > 0 ? std::chrono::duration<double>(c.sim.blocked_time).count() / c.sim.seconds : 0;
+  const double blocks = per_event(static_cast<double>(c.sim.blocks));
+  const double yields = per_event(static_cast<double>(c.sim.yields));
+  const double nulls = per_event(static_cast<double>(c.sim.null_messages));
+  const double dispatches = per_event(static_cast<double>(c.runtime.dispatches));
+  const double parks = per_event(static_cast<double>(c.runtime.parks));
+  const double breaks = per_event(static_cast<double>(c.sim.deadlocks()));
+  std::printf("%-18s %2zu %9.0f %9.0f %6.0f%% %8.3f %8.3f %8.3f %8.3f %8.4f %8.4f %8.2f\n", r.system.c_str() + 5,
+              r.processors, r.median_ns, processor_ns - work_ns, 100 * share, blocks, yields, nulls, dispatches, parks,
+              breaks, asleep);
+  std::printf("{\"psim_split\":\"%s\",\"processors\":%zu,\"ns_per_event\":%.2f,\"work_ns\":%.2f,"
+              "\"work_share\":%.4f,\"blocks\":%.4f,\"yields\":%.4f,\"null_messages\":%.4f,\"dispatches\":%.4f,"
+              "\"parks\":%.5f,\"deadlock_breaks\":%.5f,\"lps_asleep\":%.3f,\"lps\":%zu}\n",
+              r.system.c_str() + 5, r.processors, r.median_ns, work_ns, share, blocks, yields, nulls, dispatches, parks,
+              breaks, asleep, c.sim.processes.size());
 }
 
 // A model the scheduler comparison runs: how to build it, and its event count until `end`.
@@ -163,14 +198,15 @@ int main(int argc, char** argv) {
   bench::Result cmb0 = parallel("phold work 0", bare, end, n_bare, reps, 1, Protocol::null_messages);
   bench::Result dr0 = parallel("phold work 0", bare, end, n_bare, reps, 1, Protocol::deadlock_recovery);
   bench::Result seq = sequential("phold work 1us", m, end, n, reps);
+  Counts cmb1_counts, cmb2_counts, dr1_counts, dr2_counts;
   bench::Result cmb1 = with_cores("P=1 null messages", [&] {
-    return parallel("phold work 1us", m, end, n, reps, 1, Protocol::null_messages);
+    return parallel("phold work 1us", m, end, n, reps, 1, Protocol::null_messages, &cmb1_counts);
   });
   bench::Result cmb2 = with_cores("P=2 null messages", [&] {
-    return parallel("phold work 1us", m, end, n, reps, 2, Protocol::null_messages);
+    return parallel("phold work 1us", m, end, n, reps, 2, Protocol::null_messages, &cmb2_counts);
   });
-  bench::Result dr1 = parallel("phold work 1us", m, end, n, reps, 1, Protocol::deadlock_recovery);
-  bench::Result dr2 = parallel("phold work 1us", m, end, n, reps, 2, Protocol::deadlock_recovery);
+  bench::Result dr1 = parallel("phold work 1us", m, end, n, reps, 1, Protocol::deadlock_recovery, &dr1_counts);
+  bench::Result dr2 = parallel("phold work 1us", m, end, n, reps, 2, Protocol::deadlock_recovery, &dr2_counts);
   bench::core_round_trip("core_round_trip_after", reps);
 
   std::printf("\n%-40s %14s %14s\n", "events/s per processor", "1 processor", "2 processors");
@@ -197,6 +233,20 @@ int main(int argc, char** argv) {
   // work), but shows how much of the gap the work hides; not a ratio line, so run.py leaves it out.
   std::printf("P=1 vs sequential, work 1us (no target): null messages %.2fx, deadlock recovery %.2fx\n",
               seq.median_ns / cmb1.median_ns, seq.median_ns / dr1.median_ns);
+
+  // Where the 2-processor targets' time goes, beside 1 processor.
+  const double work_ns = seq.median_ns - seq0.median_ns;
+  std::printf("\nwhere the time goes, work 1us (%.0f ns of work an event: the sequential simulator's time with it, less "
+              "without);\nper event: ns (median), processor ns beyond the work, the work's share of the processors' "
+              "time, then (last repetition)\nLP blocks, yields, null messages, dispatches, processor parks, deadlock "
+              "breaks; LPs asleep on average (of %zu)\n",
+              work_ns, cmb1_counts.sim.processes.size());
+  std::printf("%-18s %2s %9s %9s %7s %8s %8s %8s %8s %8s %8s %8s\n", "protocol", "P", "ns", "beyond", "work",
+              "blocks", "yields", "nulls", "disp", "parks", "breaks", "asleep");
+  print_split(cmb1, cmb1_counts, work_ns);
+  print_split(cmb2, cmb2_counts, work_ns);
+  print_split(dr1, dr1_counts, work_ns);
+  print_split(dr2, dr2_counts, work_ns);
 
   // The schedulers side by side: no work per event, so the scheduling is what is measured.
   std::printf("\nns per event (median of %d), ratio to PSIM's own scheduler in this run, deadlock breaks per event\n",
