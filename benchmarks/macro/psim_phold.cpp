@@ -81,8 +81,9 @@ bench::Result parallel(const std::string& name, const PholdConfig& m, Time end, 
 // Where a parallel run's processor time goes, per event: the work's share of it (the work's own
 // time an event, `work_ns`, measured by the sequential simulator in the same run, against the
 // processors' wall time an event), and what the protocol did to let the events run: LPs put to
-// sleep and woken (dispatches), yields, null messages, deadlocks broken, idle processors parked,
-// and how many LPs were asleep on average. One table line, and a JSON line (key "psim_split")
+// sleep (and of those, asleep again right after a wake-up that left them unsafe: rewaits) and
+// woken (dispatches), yields, null messages, deadlocks broken, idle processors parked, and how
+// many LPs were asleep on average. One table line, and a JSON line (key "psim_split")
 // that benchmarks/run.py puts under the targets.
 void print_split(const bench::Result& r, const Counts& c, double work_ns) {
   const auto per_event = [&](double n) { return n / static_cast<double>(c.sim.events); };
@@ -90,19 +91,20 @@ void print_split(const bench::Result& r, const Counts& c, double work_ns) {
   const double share = work_ns / processor_ns;
   const double asleep = c.sim.seconds > 0 ? std::chrono::duration<double>(c.sim.blocked_time).count() / c.sim.seconds : 0;
   const double blocks = per_event(static_cast<double>(c.sim.blocks));
+  const double rewaits = per_event(static_cast<double>(c.sim.rewaits));
   const double yields = per_event(static_cast<double>(c.sim.yields));
   const double nulls = per_event(static_cast<double>(c.sim.null_messages));
   const double dispatches = per_event(static_cast<double>(c.runtime.dispatches));
   const double parks = per_event(static_cast<double>(c.runtime.parks));
   const double breaks = per_event(static_cast<double>(c.sim.deadlocks()));
-  std::printf("%-18s %2zu %9.0f %9.0f %6.0f%% %8.3f %8.3f %8.3f %8.3f %8.4f %8.4f %8.2f\n", r.system.c_str() + 5,
-              r.processors, r.median_ns, processor_ns - work_ns, 100 * share, blocks, yields, nulls, dispatches, parks,
-              breaks, asleep);
+  std::printf("%-18s %2zu %9.0f %9.0f %6.0f%% %8.3f %8.3f %8.3f %8.3f %8.3f %8.4f %8.4f %8.2f\n",
+              r.system.c_str() + 5, r.processors, r.median_ns, processor_ns - work_ns, 100 * share, blocks, rewaits,
+              yields, nulls, dispatches, parks, breaks, asleep);
   std::printf("{\"psim_split\":\"%s\",\"processors\":%zu,\"ns_per_event\":%.2f,\"work_ns\":%.2f,"
-              "\"work_share\":%.4f,\"blocks\":%.4f,\"yields\":%.4f,\"null_messages\":%.4f,\"dispatches\":%.4f,"
+              "\"work_share\":%.4f,\"blocks\":%.4f,\"rewaits\":%.4f,\"yields\":%.4f,\"null_messages\":%.4f,\"dispatches\":%.4f,"
               "\"parks\":%.5f,\"deadlock_breaks\":%.5f,\"lps_asleep\":%.3f,\"lps\":%zu}\n",
-              r.system.c_str() + 5, r.processors, r.median_ns, work_ns, share, blocks, yields, nulls, dispatches, parks,
-              breaks, asleep, c.sim.processes.size());
+              r.system.c_str() + 5, r.processors, r.median_ns, work_ns, share, blocks, rewaits, yields, nulls, dispatches,
+              parks, breaks, asleep, c.sim.processes.size());
 }
 
 // A model the scheduler comparison runs: how to build it, and its event count until `end`.
@@ -238,11 +240,11 @@ int main(int argc, char** argv) {
   const double work_ns = seq.median_ns - seq0.median_ns;
   std::printf("\nwhere the time goes, work 1us (%.0f ns of work an event: the sequential simulator's time with it, less "
               "without);\nper event: ns (median), processor ns beyond the work, the work's share of the processors' "
-              "time, then (last repetition)\nLP blocks, yields, null messages, dispatches, processor parks, deadlock "
+              "time, then (last repetition)\nLP blocks, rewaits, yields, null messages, dispatches, processor parks, deadlock "
               "breaks; LPs asleep on average (of %zu)\n",
               work_ns, cmb1_counts.sim.processes.size());
-  std::printf("%-18s %2s %9s %9s %7s %8s %8s %8s %8s %8s %8s %8s\n", "protocol", "P", "ns", "beyond", "work",
-              "blocks", "yields", "nulls", "disp", "parks", "breaks", "asleep");
+  std::printf("%-18s %2s %9s %9s %7s %8s %8s %8s %8s %8s %8s %8s %8s\n", "protocol", "P", "ns", "beyond", "work",
+              "blocks", "rewaits", "yields", "nulls", "disp", "parks", "breaks", "asleep");
   print_split(cmb1, cmb1_counts, work_ns);
   print_split(cmb2, cmb2_counts, work_ns);
   print_split(dr1, dr1_counts, work_ns);

@@ -405,6 +405,32 @@ TEST_CASE("an LP's blocked time is the wall time it slept in receive()", "[psim]
   }
 }
 
+TEST_CASE("rewaits counts an LP's sleeps right after a wake-up that left its next message unsafe", "[psim]") {
+  // One processor, FIFO, deadlock recovery. The sink (added first) runs first and sleeps on the
+  // first of its two inputs (both clocks 1). Source a sends its 50 messages and ends: the first
+  // delivery wakes the sink. The slow sender sleeps 1 ms before it sends; the sink runs
+  // meanwhile, finds that input's clock still 1, below its earliest message (2.0), and sleeps
+  // again, on it: a rewait. The slow sender's message and end wake it for good.
+  presto::test::Config cfg{1, presto::test::PoolKind::fifo};
+  auto [stats, sink_times] = presto::test::run(cfg, [&] {
+    Simulation sim{{.protocol = Protocol::deadlock_recovery, .end_time = 1000}};
+    auto& sink = sim.add<Sink>("sink");
+    auto& a = sim.add<Source>("a", 5.0);
+    auto& slow = sim.add<SlowSender>("slow", std::chrono::milliseconds(0));
+    sim.connect(a, sink, 1.0);
+    sim.connect(slow, sink, 1.0);
+    SimulationStats s = sim.run(presto::test::make_pool(cfg.pool));
+    return std::pair{s, sink.times};
+  });
+  CHECK(sink_times.size() == 51);
+  CHECK(std::is_sorted(sink_times.begin(), sink_times.end()));
+  const ProcessStats& sink = stats.processes[0];
+  CHECK(sink.blocks == 2);
+  CHECK(sink.rewaits == 1);
+  CHECK(stats.rewaits == 1);
+  CHECK(stats.blocks == 2);
+}
+
 TEST_CASE("sending into the past and other misuse raise UsageError naming the LP", "[psim]") {
   auto cfg = GENERATE(presto::test::configs());
   INFO(cfg);

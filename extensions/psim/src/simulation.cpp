@@ -502,6 +502,7 @@ bool Simulation::receive(LogicalProcess& lp, const StopToken* token, Message& ou
   lp.outbox_.clear();
   lp.phase_ = LogicalProcess::Phase::receiving;
   const bool nulls = config_.protocol == Protocol::null_messages;
+  bool woken = false;  // slept in this call, and took no message since
   for (;;) {
     if (!lp.filled_.empty()) take_in(lp);
     const Time next = lp.pending_.empty() ? kNever : lp.pending_.front().time;
@@ -578,6 +579,8 @@ bool Simulation::receive(LogicalProcess& lp, const StopToken* token, Message& ou
       continue;
     }
     ++lp.stats_.blocks;
+    lp.stats_.rewaits += static_cast<std::uint64_t>(woken);
+    woken = true;
     assert(wakes.empty());  // every path above that woke LPs woke them
     const std::uint64_t asleep = ticks();
     // Asleep with our mutex, the link's spinlock, which block() lets go once we are switched
@@ -876,6 +879,7 @@ SimulationStats Simulation::run(std::unique_ptr<SimulationScheduler> scheduler) 
     s.messages += p.messages_sent;
     s.null_messages += p.null_messages;
     s.blocks += p.blocks;
+    s.rewaits += p.rewaits;
     s.yields += p.yields;
     p.blocked_time = std::chrono::nanoseconds(static_cast<std::int64_t>(static_cast<double>(lp->blocked_ticks_) * ns_per_tick));
     s.blocked_time += p.blocked_time;

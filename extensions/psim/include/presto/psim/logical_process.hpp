@@ -67,6 +67,9 @@ struct ProcessStats {
   std::uint64_t scheduled = 0;         // to itself
   std::uint64_t null_messages = 0;     // sent on its output links
   std::uint64_t blocks = 0;            // times receive() slept
+  // Of those, times it slept again after a wake-up, with no message received in between: woken
+  // by a null message or a message that did not make its next message safe.
+  std::uint64_t rewaits = 0;
   // Times receive() yielded instead (null messages, one processor: Simulation::yields_instead)
   std::uint64_t yields = 0;
   std::chrono::nanoseconds blocked_time{0};  // wall time asleep in receive() (see Simulation::run)

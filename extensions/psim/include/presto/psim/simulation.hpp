@@ -87,6 +87,7 @@ struct SimulationStats {
   std::uint64_t partial_deadlocks = 0;  // broken by the SimulationPool
   std::uint64_t total_deadlocks = 0;    // broken by the SimulationScheduler's halt
   std::uint64_t blocks = 0;
+  std::uint64_t rewaits = 0;  // blocks right after a wake-up (ProcessStats::rewaits)
   std::uint64_t yields = 0;  // receive()s that yielded instead of sleeping (one processor)
   std::chrono::nanoseconds blocked_time{0};  // all LPs' wall time asleep in receive()
   double seconds = 0;                  // wall time of the run
