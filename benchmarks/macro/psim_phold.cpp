@@ -8,7 +8,9 @@
 //
 //   psim_phold [--quick] [--no-sweep] [--csv FILE] [--work-us W]
 //
-// --no-sweep measures the ratios only (the sweep takes minutes; run it on a quiet machine).
+// --no-sweep measures the ratios only (the sweep takes minutes; run it on a quiet machine), with
+// where the time of their runs goes: per event, the processors' time beyond the work, the work's
+// share, and what the protocol did (sleeps, rewaits, null messages, dispatches, LPs asleep).
 // Multi-processor ratios need the cores: the run prints the CPU time it got per wall second.
 // Targets: PSIM on 1 processor >= 0.5x the sequential simulator's event rate with no work per
 // event; on 2 processors >= 1.6x the 1-processor rate with lookahead 1 (mean 1) and >= 1 us of
@@ -85,7 +87,8 @@ bench::Result parallel(const std::string& name, const PholdConfig& m, Time end, 
 // woken (dispatches), yields, null messages, deadlocks broken, idle processors parked, and how
 // many LPs were asleep on average. One table line, and a JSON line (key "psim_split")
 // that benchmarks/run.py puts under the targets.
-void print_split(const bench::Result& r, const Counts& c, double work_ns) {
+void print_split(Protocol protocol, const bench::Result& r, const Counts& c, double work_ns) {
+  const std::string name(to_string(protocol));
   const auto per_event = [&](double n) { return n / static_cast<double>(c.sim.events); };
   const double processor_ns = r.median_ns * static_cast<double>(r.processors);
   const double share = work_ns / processor_ns;
@@ -98,12 +101,12 @@ void print_split(const bench::Result& r, const Counts& c, double work_ns) {
   const double parks = per_event(static_cast<double>(c.runtime.parks));
   const double breaks = per_event(static_cast<double>(c.sim.deadlocks()));
   std::printf("%-18s %2zu %9.0f %9.0f %6.0f%% %8.3f %8.3f %8.3f %8.3f %8.3f %8.4f %8.4f %8.2f\n",
-              r.system.c_str() + 5, r.processors, r.median_ns, processor_ns - work_ns, 100 * share, blocks, rewaits,
+              name.c_str(), r.processors, r.median_ns, processor_ns - work_ns, 100 * share, blocks, rewaits,
               yields, nulls, dispatches, parks, breaks, asleep);
   std::printf("{\"psim_split\":\"%s\",\"processors\":%zu,\"ns_per_event\":%.2f,\"work_ns\":%.2f,"
               "\"work_share\":%.4f,\"blocks\":%.4f,\"rewaits\":%.4f,\"yields\":%.4f,\"null_messages\":%.4f,\"dispatches\":%.4f,"
               "\"parks\":%.5f,\"deadlock_breaks\":%.5f,\"lps_asleep\":%.3f,\"lps\":%zu}\n",
-              r.system.c_str() + 5, r.processors, r.median_ns, work_ns, share, blocks, rewaits, yields, nulls, dispatches,
+              name.c_str(), r.processors, r.median_ns, work_ns, share, blocks, rewaits, yields, nulls, dispatches,
               parks, breaks, asleep, c.sim.processes.size());
 }
 
@@ -245,10 +248,10 @@ int main(int argc, char** argv) {
               work_ns, cmb1_counts.sim.processes.size());
   std::printf("%-18s %2s %9s %9s %7s %8s %8s %8s %8s %8s %8s %8s %8s\n", "protocol", "P", "ns", "beyond", "work",
               "blocks", "rewaits", "yields", "nulls", "disp", "parks", "breaks", "asleep");
-  print_split(cmb1, cmb1_counts, work_ns);
-  print_split(cmb2, cmb2_counts, work_ns);
-  print_split(dr1, dr1_counts, work_ns);
-  print_split(dr2, dr2_counts, work_ns);
+  print_split(Protocol::null_messages, cmb1, cmb1_counts, work_ns);
+  print_split(Protocol::null_messages, cmb2, cmb2_counts, work_ns);
+  print_split(Protocol::deadlock_recovery, dr1, dr1_counts, work_ns);
+  print_split(Protocol::deadlock_recovery, dr2, dr2_counts, work_ns);
 
   // The schedulers side by side: no work per event, so the scheduling is what is measured.
   std::printf("\nns per event (median of %d), ratio to PSIM's own scheduler in this run, deadlock breaks per event\n",
