@@ -826,9 +826,9 @@ def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=(), 
                   "any idle polling), the work's share of the processors' time, and, from the last repetition, "
                   "how often an LP went to sleep (and of those, went back to sleep right after a wake-up that "
                   "left its next message unsafe: ProcessStats::rewaits), yielded instead (one processor), raised "
-                  "an input's clock by a null message, was put on a processor, and how often a processor parked or a deadlock was "
-                  "broken; last, how many LPs were asleep on average. 2 processors meet the 1.6x target when their "
-                  "processor time an event is at most 1.25x one processor's (2 / 1.6).",
+                  "an input's clock by a null message, was put on a processor, and how often a processor parked "
+                  "or a deadlock was broken; last, how many LPs were asleep on average. 2 processors meet the "
+                  "1.6x target when their processor time an event is at most 1.25x one processor's (2 / 1.6).",
                   "", phold_split_table(phold_split), ""]
     parts += ["### Every measurement (median of the repetitions ± spread = (max − min) / median)", "",
               comparison_table(ms), "", "### Plots", ""]

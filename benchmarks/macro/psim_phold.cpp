@@ -89,17 +89,17 @@ bench::Result parallel(const std::string& name, const PholdConfig& m, Time end, 
 // that benchmarks/run.py puts under the targets.
 void print_split(Protocol protocol, const bench::Result& r, const Counts& c, double work_ns) {
   const std::string name(to_string(protocol));
-  const auto per_event = [&](double n) { return n / static_cast<double>(c.sim.events); };
+  const auto per_event = [&](std::uint64_t n) { return static_cast<double>(n) / static_cast<double>(c.sim.events); };
   const double processor_ns = r.median_ns * static_cast<double>(r.processors);
   const double share = work_ns / processor_ns;
   const double asleep = c.sim.seconds > 0 ? std::chrono::duration<double>(c.sim.blocked_time).count() / c.sim.seconds : 0;
-  const double blocks = per_event(static_cast<double>(c.sim.blocks));
-  const double rewaits = per_event(static_cast<double>(c.sim.rewaits));
-  const double yields = per_event(static_cast<double>(c.sim.yields));
-  const double nulls = per_event(static_cast<double>(c.sim.null_messages));
-  const double dispatches = per_event(static_cast<double>(c.runtime.dispatches));
-  const double parks = per_event(static_cast<double>(c.runtime.parks));
-  const double breaks = per_event(static_cast<double>(c.sim.deadlocks()));
+  const double blocks = per_event(c.sim.blocks);
+  const double rewaits = per_event(c.sim.rewaits);
+  const double yields = per_event(c.sim.yields);
+  const double nulls = per_event(c.sim.null_messages);
+  const double dispatches = per_event(c.runtime.dispatches);
+  const double parks = per_event(c.runtime.parks);
+  const double breaks = per_event(c.sim.deadlocks());
   std::printf("%-18s %2zu %9.0f %9.0f %6.0f%% %8.3f %8.3f %8.3f %8.3f %8.3f %8.4f %8.4f %8.2f\n",
               name.c_str(), r.processors, r.median_ns, processor_ns - work_ns, 100 * share, blocks, rewaits,
               yields, nulls, dispatches, parks, breaks, asleep);
