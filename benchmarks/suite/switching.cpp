@@ -22,32 +22,36 @@ namespace ctx = boost::context;
 namespace fibers = boost::fibers;
 
 void yields(Suite& s, std::uint64_t n) {
-  // The floor: two raw Boost.Context fibers resuming each other.
-  s.measure("yield", "boost.context", 1, n, [n] {
-    ctx::fiber other{[](ctx::fiber&& back) {
-      for (;;) back = std::move(back).resume();
-      return std::move(back);
-    }};
-    for (std::uint64_t i = 0; i < n / 2; ++i) other = std::move(other).resume();
-  });
+  // The floor, two raw Boost.Context fibers resuming each other, and PRESTO's and Boost.Fiber's
+  // yields between two threads, in turns (harness.hpp, measure_alternating): their ratios are
+  // targets, and a few nanoseconds each move with the host's stretch as much as with the code.
   presto::Runtime rt{{.processors = 1}};
-  s.measure("yield", "presto", 1, n, [&] {
-    rt.run([n] {
-      auto other = presto::fork([n] {
-        for (std::uint64_t i = 0; i < n / 2; ++i) presto::this_thread::yield();
-      });
-      for (std::uint64_t i = 0; i < n / 2; ++i) presto::this_thread::yield();
-      other.join();
-    });
-  });
-  s.measure("yield", "boost.fiber", 1, n, [n] {
-    with_fibers(1, [n] {
-      fibers::fiber other{[n] {
-        for (std::uint64_t i = 0; i < n / 2; ++i) boost::this_fiber::yield();
-      }};
-      for (std::uint64_t i = 0; i < n / 2; ++i) boost::this_fiber::yield();
-      other.join();
-    });
+  s.measure_alternating({
+      {"yield", "boost.context", 1, n, timed([n] {
+         ctx::fiber other{[](ctx::fiber&& back) {
+           for (;;) back = std::move(back).resume();
+           return std::move(back);
+         }};
+         for (std::uint64_t i = 0; i < n / 2; ++i) other = std::move(other).resume();
+       })},
+      {"yield", "presto", 1, n, timed([&rt, n] {
+         rt.run([n] {
+           auto other = presto::fork([n] {
+             for (std::uint64_t i = 0; i < n / 2; ++i) presto::this_thread::yield();
+           });
+           for (std::uint64_t i = 0; i < n / 2; ++i) presto::this_thread::yield();
+           other.join();
+         });
+       })},
+      {"yield", "boost.fiber", 1, n, timed([n] {
+         with_fibers(1, [n] {
+           fibers::fiber other{[n] {
+             for (std::uint64_t i = 0; i < n / 2; ++i) boost::this_fiber::yield();
+           }};
+           for (std::uint64_t i = 0; i < n / 2; ++i) boost::this_fiber::yield();
+           other.join();
+         });
+       })},
   });
   const std::uint64_t os = n / 20;  // sched_yield is a system call: fewer of them
   s.measure("yield", "std", 1, os, [os] {
