@@ -188,14 +188,16 @@ def run_phold(args, build_dir, out_dir):
 
 def phold_split_table(split):
     """psim_phold's accounting of the PHOLD targets' runs: per protocol and processor count, the
-    time an event, the processor time beyond the work, the work's share, and what the protocol did."""
+    time an event, the processor time beyond the work, the work's share, the processors' share in
+    idle(), and what the protocol did."""
     rows = ["| protocol | processors | ns an event | processor ns beyond the work | the work's share | "
-            "LP blocks | of those, rewaits | yields | null messages | dispatches | processor parks "
-            "| deadlock breaks | LPs asleep on average |", "|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "the processors' share idle | LP blocks | of those, rewaits | yields | null messages | dispatches "
+            "| processor parks | deadlock breaks | LPs asleep on average |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in split:
         beyond = r["ns_per_event"] * r["processors"] - r["work_ns"]
         rows.append(f"| {r['psim_split']} | {r['processors']} | {r['ns_per_event']:.0f} | {beyond:.0f} | "
-                    f"{100 * r['work_share']:.0f}% | {r['blocks']:.3f} | {r['rewaits']:.3f} | {r['yields']:.3f} | "
+                    f"{100 * r['work_share']:.0f}% | {100 * r.get('idle_share', 0):.0f}% | {r['blocks']:.3f} | {r['rewaits']:.3f} | {r['yields']:.3f} | "
                     f"{r['null_messages']:.2f} | {r['dispatches']:.3f} | {r['parks']:.4f} | "
                     f"{r['deadlock_breaks']:.4f} | {r['lps_asleep']:.1f} of {r['lps']} |")
     return "\n".join(rows)
@@ -823,8 +825,9 @@ def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=(), 
                   "`benchmarks/psim_phold` accounts for the runs of the PSIM PHOLD targets with 1 us of work an "
                   f"event ({work:.0f} ns: the sequential simulator's time an event with the work, less without). Per "
                   "event: the median time, the processors' time beyond the work (the protocol, the switches and "
-                  "any idle polling), the work's share of the processors' time, and, from the last repetition, "
-                  "how often an LP went to sleep (and of those, went back to sleep right after a wake-up that "
+                  "any idle polling), the work's share of the processors' time, and, from one more run whose "
+                  "processors time their idle() (a Processor subclass), the processors' share of their time "
+                  "spent there (polling for work or parked), how often an LP went to sleep (and of those, went back to sleep right after a wake-up that "
                   "left its next message unsafe: ProcessStats::rewaits), yielded instead (one processor), raised "
                   "an input's clock by a null message, was put on a processor, and how often a processor parked "
                   "or a deadlock was broken; last, how many LPs were asleep on average. 2 processors meet the "

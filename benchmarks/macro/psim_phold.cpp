@@ -17,10 +17,12 @@
 // work per event. They print as ratio lines (support/harness.hpp's JSON), which
 // benchmarks/run.py adds to the suite's target table.
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -60,24 +62,61 @@ bench::Result sequential(const std::string& name, const PholdConfig& m, Time end
   });
 }
 
-// What a parallel run did besides its events, from its last repetition (the counts barely move
-// from one repetition to the next; the times do).
+// A processor that adds up the time it spends in idle() (polling for work or parked): a user's
+// Processor subclass, installed through RuntimeConfig::processor_prototype.
+class IdleTimedProcessor final : public presto::Processor {
+ public:
+  explicit IdleTimedProcessor(std::shared_ptr<std::atomic<std::int64_t>> idle_ns) : idle_ns_(std::move(idle_ns)) {}
+  std::unique_ptr<presto::Processor> newprocessor() const override {
+    return std::make_unique<IdleTimedProcessor>(idle_ns_);
+  }
+
+ protected:
+  void idle() override {
+    const auto t0 = std::chrono::steady_clock::now();
+    presto::Processor::idle();
+    idle_ns_->fetch_add(std::chrono::nanoseconds(std::chrono::steady_clock::now() - t0).count(),
+                        std::memory_order_relaxed);
+  }
+
+ private:
+  std::shared_ptr<std::atomic<std::int64_t>> idle_ns_;
+};
+
+// What a parallel run did besides its events, from one more run after the timed repetitions
+// (the counts barely move from one run to the next; the times do), made with IdleTimedProcessor
+// so that the timed runs pay nothing for it: its processors' time in idle() over their time in
+// the run is idle_share.
 struct Counts {
   SimulationStats sim;
   presto::RuntimeStats runtime;
+  double idle_share = 0;
 };
+
+void simulate(presto::Runtime& rt, const PholdConfig& m, Time end, Protocol protocol, SimulationStats& stats) {
+  stats = rt.run([&] {
+    Simulation sim{{.protocol = protocol, .end_time = end}};
+    build_phold(sim, m);
+    return sim.run();
+  });
+}
 
 bench::Result parallel(const std::string& name, const PholdConfig& m, Time end, std::uint64_t events, int reps,
                        std::size_t processors, Protocol protocol, Counts* counts = nullptr) {
-  return bench::measure(name, "psim-" + std::string(to_string(protocol)), processors, events, reps, [&] {
+  SimulationStats stats;
+  bench::Result r = bench::measure(name, "psim-" + std::string(to_string(protocol)), processors, events, reps, [&] {
     presto::Runtime rt{{.processors = processors}};
-    SimulationStats stats = rt.run([&] {
-      Simulation sim{{.protocol = protocol, .end_time = end}};
-      build_phold(sim, m);
-      return sim.run();
-    });
-    if (counts != nullptr) *counts = {std::move(stats), rt.stats()};
+    simulate(rt, m, end, protocol, stats);
   });
+  if (counts != nullptr) {
+    auto idle_ns = std::make_shared<std::atomic<std::int64_t>>(0);
+    presto::Runtime rt{{.processors = processors, .processor_prototype = std::make_unique<IdleTimedProcessor>(idle_ns)}};
+    const auto t0 = std::chrono::steady_clock::now();
+    simulate(rt, m, end, protocol, stats);
+    const double wall_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
+    *counts = {std::move(stats), rt.stats(), static_cast<double>(idle_ns->load()) / (wall_ns * static_cast<double>(processors))};
+  }
+  return r;
 }
 
 // Where a parallel run's processor time goes, per event: the work's share of it (the work's own
@@ -100,14 +139,14 @@ void print_split(Protocol protocol, const bench::Result& r, const Counts& c, dou
   const double dispatches = per_event(c.runtime.dispatches);
   const double parks = per_event(c.runtime.parks);
   const double breaks = per_event(c.sim.deadlocks());
-  std::printf("%-18s %2zu %9.0f %9.0f %6.0f%% %8.3f %8.3f %8.3f %8.3f %8.3f %8.4f %8.4f %8.2f\n",
-              name.c_str(), r.processors, r.median_ns, processor_ns - work_ns, 100 * share, blocks, rewaits,
-              yields, nulls, dispatches, parks, breaks, asleep);
+  std::printf("%-18s %2zu %9.0f %9.0f %6.0f%% %6.0f%% %8.3f %8.3f %8.3f %8.3f %8.3f %8.4f %8.4f %8.2f\n",
+              name.c_str(), r.processors, r.median_ns, processor_ns - work_ns, 100 * share, 100 * c.idle_share, blocks,
+              rewaits, yields, nulls, dispatches, parks, breaks, asleep);
   std::printf("{\"psim_split\":\"%s\",\"processors\":%zu,\"ns_per_event\":%.2f,\"work_ns\":%.2f,"
-              "\"work_share\":%.4f,\"blocks\":%.4f,\"rewaits\":%.4f,\"yields\":%.4f,\"null_messages\":%.4f,\"dispatches\":%.4f,"
+              "\"work_share\":%.4f,\"idle_share\":%.4f,\"blocks\":%.4f,\"rewaits\":%.4f,\"yields\":%.4f,\"null_messages\":%.4f,\"dispatches\":%.4f,"
               "\"parks\":%.5f,\"deadlock_breaks\":%.5f,\"lps_asleep\":%.3f,\"lps\":%zu}\n",
-              name.c_str(), r.processors, r.median_ns, work_ns, share, blocks, rewaits, yields, nulls, dispatches,
-              parks, breaks, asleep, c.sim.processes.size());
+              name.c_str(), r.processors, r.median_ns, work_ns, share, c.idle_share, blocks, rewaits, yields, nulls,
+              dispatches, parks, breaks, asleep, c.sim.processes.size());
 }
 
 // A model the scheduler comparison runs: how to build it, and its event count until `end`.
@@ -243,11 +282,11 @@ int main(int argc, char** argv) {
   const double work_ns = seq.median_ns - seq0.median_ns;
   std::printf("\nwhere the time goes, work 1us (%.0f ns of work an event: the sequential simulator's time with it, less "
               "without);\nper event: ns (median), processor ns beyond the work, the work's share of the processors' "
-              "time, then (last repetition)\nLP blocks, rewaits, yields, null messages, dispatches, processor parks, deadlock "
+              "time, then (one more run)\nthe processors' share of it in idle(), LP blocks, rewaits, yields, null messages, dispatches, processor parks, deadlock "
               "breaks; LPs asleep on average (of %zu)\n",
               work_ns, cmb1_counts.sim.processes.size());
-  std::printf("%-18s %2s %9s %9s %7s %8s %8s %8s %8s %8s %8s %8s %8s\n", "protocol", "P", "ns", "beyond", "work",
-              "blocks", "rewaits", "yields", "nulls", "disp", "parks", "breaks", "asleep");
+  std::printf("%-18s %2s %9s %9s %7s %7s %8s %8s %8s %8s %8s %8s %8s %8s\n", "protocol", "P", "ns", "beyond", "work",
+              "idle", "blocks", "rewaits", "yields", "nulls", "disp", "parks", "breaks", "asleep");
   print_split(Protocol::null_messages, cmb1, cmb1_counts, work_ns);
   print_split(Protocol::null_messages, cmb2, cmb2_counts, work_ns);
   print_split(Protocol::deadlock_recovery, dr1, dr1_counts, work_ns);
