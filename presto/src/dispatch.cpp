@@ -181,10 +181,13 @@ void Dispatch::yield(Processor& p, Thread& self) {
 }
 
 PRESTO_INLINE bool Dispatch::may_join_inline(RuntimeImpl& r, Processor& p, const Thread& self, const Thread& child) noexcept {
-  // Only threads of class Thread itself (a subclass may observe its dispatches and sleeps), on
-  // a default-size stack, that may run here. (Whether it has ever run is known only once it is
-  // withdrawn: its context is written by the processor that runs it, without child's lock.)
-  if (!r.inline_joins || !self.plain_ || !child.plain_ || child.stack_size_ != 0 || child.runtime_ != self.runtime_) {
+  // Only threads of class Thread itself, or of a subclass that allows it (Thread::
+  // allow_inline_join: a subclass may depend on its own stack or its dispatch), joined by a
+  // thread of class Thread (whose sleep the inline run stands for), on a default-size stack,
+  // that may run here. (Whether it has ever run is known only once it is withdrawn: its
+  // context is written by the processor that runs it, without child's lock.)
+  if (!r.inline_joins || !self.plain_ || !(child.plain_ || child.inline_joinable_) || child.stack_size_ != 0 ||
+      child.runtime_ != self.runtime_) {
     return false;
   }
   if (const std::size_t pinned = pinned_to(child); pinned != Thread::kAnyProcessor && pinned != p.index_) return false;

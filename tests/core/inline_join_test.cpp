@@ -2,7 +2,7 @@
 // joiner, on the joiner's stack, as itself. Checked here: identity, results and exceptions,
 // blocking and waking inside an inline child (on any processor), double joins and deadlock
 // reports while one runs, the stack it is promised, the fallback when there is no room, and
-// that subclasses and the option's "off" keep the ordinary path.
+// that subclasses (unless they allow it) and the option's "off" keep the ordinary path.
 
 #include <atomic>
 #include <stdexcept>
@@ -38,6 +38,18 @@ class Observed : public Thread {
   std::unique_ptr<Thread> newthread(ThreadAttributes attributes) const override {
     return std::make_unique<Observed>(std::move(attributes));
   }
+};
+
+// A subclass that lets its joiner run it (Thread::allow_inline_join), with a body of its own.
+class Inlinable : public Thread {
+ public:
+  explicit Inlinable(Thread*& ran_as) : Thread("inlinable"), ran_as_(ran_as) { allow_inline_join(); }
+
+ protected:
+  void run() override { ran_as_ = &Thread::current(); }
+
+ private:
+  Thread*& ran_as_;
 };
 
 }  // namespace
@@ -234,5 +246,23 @@ TEST_CASE("threads of a subclass are never run inline", "[core][inline]") {
   Runtime rt{{.processors = 2, .thread_prototype = std::make_unique<Observed>()}};
   CHECK(rt.run([] { return tree_sum(0, 100); }) == 4950u);
   CHECK(rt.stats().inline_joins == 0);
+  presto::test::check_no_leaks(rt);
+}
+
+TEST_CASE("a subclass that allows it is run by its joiner, as itself, through its own run()", "[core][inline]") {
+  Runtime rt{{.processors = 1}};
+  Thread* ran_as = nullptr;
+  const Thread* made = nullptr;
+  Thread* joiner_after = nullptr;
+  rt.run([&] {
+    Inlinable t{ran_as};
+    made = &t;
+    t.start();
+    t.join();
+    joiner_after = &Thread::current();
+  });
+  CHECK(ran_as == made);  // its own run(), as itself
+  CHECK(joiner_after != made);
+  CHECK(rt.stats().inline_joins == 1);
   presto::test::check_no_leaks(rt);
 }

@@ -103,6 +103,38 @@ TEST_CASE("a future's exception is rethrown by every get()", "[futures]") {
   CHECK(caught == 9);
 }
 
+TEST_CASE("a future got before its computation has started is run by its getter, inline", "[futures]") {
+  // Future allows inline joins (Thread::allow_inline_join): on one processor its computation
+  // is still queued when its maker gets it, so the get() runs it on the getter's stack: a
+  // value, an exception, and a computation that blocks there until another thread wakes it.
+  Runtime rt{{.processors = 1}};
+  int value = 0, woken_value = 0;
+  bool threw = false;
+  rt.run([&] {
+    Future<int> f{[] { return 42; }};
+    value = f.get();
+    Future<int> bad{[]() -> int { throw std::runtime_error("inline"); }};
+    try {
+      (void)bad.get();
+    } catch (const std::runtime_error&) {
+      threw = true;
+    }
+    Semaphore go{0, "go"};
+    Future<int> waits{[&] {
+      go.acquire();  // sleeps on the getter's stack; the releaser below runs meanwhile
+      return 7;
+    }};
+    auto releaser = fork([&] { go.release(); });
+    woken_value = waits.get();
+    releaser.join();
+  });
+  CHECK(value == 42);
+  CHECK(threw);
+  CHECK(woken_value == 7);
+  CHECK(rt.stats().inline_joins == 3);
+  presto::test::check_no_leaks(rt);
+}
+
 TEST_CASE("a promise wakes every waiter once, with a value or an exception", "[futures]") {
   auto cfg = GENERATE(presto::test::configs());
   INFO(cfg);

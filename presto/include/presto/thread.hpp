@@ -202,6 +202,15 @@ class Thread : public SynchroObject {
   // Called when the runtime reuses a recycled control block (made by newthread) for a new
   // thread. Overrides must call the base and reset their own per-thread state.
   virtual void reinitialize(ThreadAttributes attributes);
+  // Lets a joiner run this thread as a call on the joiner's own stack, when it joins it before
+  // it has ever run (RuntimeConfig::inline_joins), as it runs a thread of class Thread: no stack
+  // of its own, no switch, no trip through the pool (the scheduler's withdraw() takes it back
+  // instead). Its run() is called as usual, as itself (Thread::current(), its id and name), and
+  // so are its sleep(), wakeup() and yield() if it blocks or yields there. Threads of a subclass
+  // are never run inline otherwise, since a subclass may depend on running on a stack of its own
+  // or on its dispatch through the scheduler; call this in the constructor of one that does
+  // not, before it starts. presto::futures::Future does.
+  void allow_inline_join() noexcept { inline_joinable_ = true; }
 
  private:
   friend class Runtime;
@@ -330,6 +339,7 @@ class Thread : public SynchroObject {
   bool heir_lingers_ = false;     // deferred_wake_'s monitor was released since its signal
   bool plain_ = false;            // of class Thread itself (set at launch): yield and sleep are
                                   // the base versions, which the runtime then calls directly
+  bool inline_joinable_ = false;  // a subclass's allow_inline_join()
   // Locks and monitors held: a thread must not finish while it holds one.
   std::uint32_t locks_held_ = 0;
   // Spinlocks and NonPreemptable regions of this thread while it is switched out (preemption).

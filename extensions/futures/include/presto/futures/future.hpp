@@ -68,12 +68,14 @@ class Future final : public Thread {
     requires std::invocable<std::decay_t<F>, std::decay_t<Args>...> &&
              (std::is_void_v<T> || std::convertible_to<detail::result_t<F, Args...>, T>)
   explicit Future(F&& f, Args&&... args) : Thread("future"), result_("future") {
+    allow_inline_join();  // the computation needs no stack of its own: a get() may run it
     start(body(std::forward<F>(f), std::forward<Args>(args)...));
   }
   template <class F, class... Args>
     requires std::invocable<std::decay_t<F>, std::decay_t<Args>...> &&
              (std::is_void_v<T> || std::convertible_to<detail::result_t<F, Args...>, T>)
   Future(Runtime& runtime, F&& f, Args&&... args) : Thread("future"), result_("future") {
+    allow_inline_join();
     runtime.start(*this, body(std::forward<F>(f), std::forward<Args>(args)...));
   }
 
