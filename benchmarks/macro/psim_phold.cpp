@@ -110,11 +110,13 @@ bench::Result parallel(const std::string& name, const PholdConfig& m, Time end, 
   });
   if (counts != nullptr) {
     auto idle_ns = std::make_shared<std::atomic<std::int64_t>>(0);
-    presto::Runtime rt{{.processors = processors, .processor_prototype = std::make_unique<IdleTimedProcessor>(idle_ns)}};
+    presto::Runtime rt{
+        {.processors = processors, .processor_prototype = std::make_unique<IdleTimedProcessor>(idle_ns)}};
     const auto t0 = std::chrono::steady_clock::now();
     simulate(rt, m, end, protocol, stats);
     const double wall_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
-    *counts = {std::move(stats), rt.stats(), static_cast<double>(idle_ns->load()) / (wall_ns * static_cast<double>(processors))};
+    const double idle_share = static_cast<double>(idle_ns->load()) / (wall_ns * static_cast<double>(processors));
+    *counts = {std::move(stats), rt.stats(), idle_share};
   }
   return r;
 }
@@ -143,7 +145,8 @@ void print_split(Protocol protocol, const bench::Result& r, const Counts& c, dou
               name.c_str(), r.processors, r.median_ns, processor_ns - work_ns, 100 * share, 100 * c.idle_share, blocks,
               rewaits, yields, nulls, dispatches, parks, breaks, asleep);
   std::printf("{\"psim_split\":\"%s\",\"processors\":%zu,\"ns_per_event\":%.2f,\"work_ns\":%.2f,"
-              "\"work_share\":%.4f,\"idle_share\":%.4f,\"blocks\":%.4f,\"rewaits\":%.4f,\"yields\":%.4f,\"null_messages\":%.4f,\"dispatches\":%.4f,"
+              "\"work_share\":%.4f,\"idle_share\":%.4f,\"blocks\":%.4f,\"rewaits\":%.4f,\"yields\":%.4f,"
+              "\"null_messages\":%.4f,\"dispatches\":%.4f,"
               "\"parks\":%.5f,\"deadlock_breaks\":%.5f,\"lps_asleep\":%.3f,\"lps\":%zu}\n",
               name.c_str(), r.processors, r.median_ns, work_ns, share, c.idle_share, blocks, rewaits, yields, nulls,
               dispatches, parks, breaks, asleep, c.sim.processes.size());
@@ -282,8 +285,8 @@ int main(int argc, char** argv) {
   const double work_ns = seq.median_ns - seq0.median_ns;
   std::printf("\nwhere the time goes, work 1us (%.0f ns of work an event: the sequential simulator's time with it, less "
               "without);\nper event: ns (median), processor ns beyond the work, the work's share of the processors' "
-              "time, then (one more run)\nthe processors' share of it in idle(), LP blocks, rewaits, yields, null messages, dispatches, processor parks, deadlock "
-              "breaks; LPs asleep on average (of %zu)\n",
+              "time, then (one more run)\nthe processors' share of it in idle(), LP blocks, rewaits, yields, null "
+              "messages, dispatches, processor parks, deadlock breaks; LPs asleep on average (of %zu)\n",
               work_ns, cmb1_counts.sim.processes.size());
   std::printf("%-18s %2s %9s %9s %7s %7s %8s %8s %8s %8s %8s %8s %8s %8s\n", "protocol", "P", "ns", "beyond", "work",
               "idle", "blocks", "rewaits", "yields", "nulls", "disp", "parks", "breaks", "asleep");
