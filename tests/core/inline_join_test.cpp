@@ -242,7 +242,7 @@ TEST_CASE("a chain deeper than the stack holds falls back to threads of their ow
   presto::test::check_no_leaks(rt);
 }
 
-TEST_CASE("threads of a subclass are never run inline", "[core][inline]") {
+TEST_CASE("threads of a subclass that does not allow it are never run inline", "[core][inline]") {
   Runtime rt{{.processors = 2, .thread_prototype = std::make_unique<Observed>()}};
   CHECK(rt.run([] { return tree_sum(0, 100); }) == 4950u);
   CHECK(rt.stats().inline_joins == 0);
