@@ -197,8 +197,8 @@ def phold_split_table(split):
     for r in split:
         beyond = r["ns_per_event"] * r["processors"] - r["work_ns"]
         rows.append(f"| {r['psim_split']} | {r['processors']} | {r['ns_per_event']:.0f} | {beyond:.0f} | "
-                    f"{100 * r['work_share']:.0f}% | {100 * r.get('idle_share', 0):.0f}% | {r['blocks']:.3f} | {r['rewaits']:.3f} | {r['yields']:.3f} | "
-                    f"{r['null_messages']:.2f} | {r['dispatches']:.3f} | {r['parks']:.4f} | "
+                    f"{100 * r['work_share']:.0f}% | {100 * r['idle_share']:.0f}% | {r['blocks']:.3f} | "
+                    f"{r['rewaits']:.3f} | {r['yields']:.3f} | {r['null_messages']:.2f} | {r['dispatches']:.3f} | {r['parks']:.4f} | "
                     f"{r['deadlock_breaks']:.4f} | {r['lps_asleep']:.1f} of {r['lps']} |")
     return "\n".join(rows)
 
@@ -827,10 +827,10 @@ def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=(), 
                   "event: the median time, the processors' time beyond the work (the protocol, the switches and "
                   "any idle polling), the work's share of the processors' time, and, from one more run whose "
                   "processors time their idle() (a Processor subclass), the processors' share of their time "
-                  "spent there (polling for work or parked), how often an LP went to sleep (and of those, went back to sleep right after a wake-up that "
-                  "left its next message unsafe: ProcessStats::rewaits), yielded instead (one processor), raised "
-                  "an input's clock by a null message, was put on a processor, and how often a processor parked "
-                  "or a deadlock was broken; last, how many LPs were asleep on average. 2 processors meet the "
+                  "spent there (polling for work or parked), how often an LP went to sleep (and of those, went "
+                  "back to sleep right after a wake-up that left its next message unsafe: ProcessStats::rewaits), "
+                  "yielded instead (one processor), raised an input's clock by a null message, was put on a "
+                  "processor, and how often a processor parked or a deadlock was broken; last, how many LPs were asleep on average. 2 processors meet the "
                   "1.6x target when their processor time an event is at most 1.25x one processor's (2 / 1.6).",
                   "", phold_split_table(phold_split), ""]
     parts += ["### Every measurement (median of the repetitions ± spread = (max − min) / median)", "",

@@ -62,11 +62,12 @@ bench::Result sequential(const std::string& name, const PholdConfig& m, Time end
   });
 }
 
-// A processor that adds up the time it spends in idle() (polling for work or parked): a user's
-// Processor subclass, installed through RuntimeConfig::processor_prototype.
+// A processor that adds up the time it spends in idle() (polling for work or parked) in a
+// counter that outlives its runtime: a user's Processor subclass, installed through
+// RuntimeConfig::processor_prototype.
 class IdleTimedProcessor final : public presto::Processor {
  public:
-  explicit IdleTimedProcessor(std::shared_ptr<std::atomic<std::int64_t>> idle_ns) : idle_ns_(std::move(idle_ns)) {}
+  explicit IdleTimedProcessor(std::atomic<std::int64_t>& idle_ns) : idle_ns_(idle_ns) {}
   std::unique_ptr<presto::Processor> newprocessor() const override {
     return std::make_unique<IdleTimedProcessor>(idle_ns_);
   }
@@ -75,12 +76,12 @@ class IdleTimedProcessor final : public presto::Processor {
   void idle() override {
     const auto t0 = std::chrono::steady_clock::now();
     presto::Processor::idle();
-    idle_ns_->fetch_add(std::chrono::nanoseconds(std::chrono::steady_clock::now() - t0).count(),
-                        std::memory_order_relaxed);
+    idle_ns_.fetch_add(std::chrono::nanoseconds(std::chrono::steady_clock::now() - t0).count(),
+                       std::memory_order_relaxed);
   }
 
  private:
-  std::shared_ptr<std::atomic<std::int64_t>> idle_ns_;
+  std::atomic<std::int64_t>& idle_ns_;
 };
 
 // What a parallel run did besides its events, from one more run after the timed repetitions
@@ -93,8 +94,8 @@ struct Counts {
   double idle_share = 0;
 };
 
-void simulate(presto::Runtime& rt, const PholdConfig& m, Time end, Protocol protocol, SimulationStats& stats) {
-  stats = rt.run([&] {
+SimulationStats simulate(presto::Runtime& rt, const PholdConfig& m, Time end, Protocol protocol) {
+  return rt.run([&] {
     Simulation sim{{.protocol = protocol, .end_time = end}};
     build_phold(sim, m);
     return sim.run();
@@ -103,19 +104,18 @@ void simulate(presto::Runtime& rt, const PholdConfig& m, Time end, Protocol prot
 
 bench::Result parallel(const std::string& name, const PholdConfig& m, Time end, std::uint64_t events, int reps,
                        std::size_t processors, Protocol protocol, Counts* counts = nullptr) {
-  SimulationStats stats;
   bench::Result r = bench::measure(name, "psim-" + std::string(to_string(protocol)), processors, events, reps, [&] {
     presto::Runtime rt{{.processors = processors}};
-    simulate(rt, m, end, protocol, stats);
+    simulate(rt, m, end, protocol);
   });
   if (counts != nullptr) {
-    auto idle_ns = std::make_shared<std::atomic<std::int64_t>>(0);
+    std::atomic<std::int64_t> idle_ns{0};
     presto::Runtime rt{
         {.processors = processors, .processor_prototype = std::make_unique<IdleTimedProcessor>(idle_ns)}};
     const auto t0 = std::chrono::steady_clock::now();
-    simulate(rt, m, end, protocol, stats);
+    SimulationStats stats = simulate(rt, m, end, protocol);
     const double wall_ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - t0).count();
-    const double idle_share = static_cast<double>(idle_ns->load()) / (wall_ns * static_cast<double>(processors));
+    const double idle_share = static_cast<double>(idle_ns.load()) / (wall_ns * static_cast<double>(processors));
     *counts = {std::move(stats), rt.stats(), idle_share};
   }
   return r;
