@@ -108,11 +108,12 @@ struct RuntimeConfig {
   // Joining a thread that has not run yet runs it in the joiner, on the joiner's stack, as a
   // function call (Java fork/join's tryUnpush): no stack of its own, no switch, no trip
   // through the ready pool. Only for a thread of class Thread itself (or of a subclass that
-  // allows it: Thread::allow_inline_join) with the default stack size, taken back from a pool that supports it (ThreadPool::withdraw: the built-in FIFO,
-  // LIFO and per-processor pools), and only while the joiner's stack has stack_size bytes
-  // free, so that it still gets the stack it was promised. To leave that room, default-size
-  // stacks are reserved at twice stack_size when this is on: address space, not memory (pages
-  // become resident only when touched). It runs as itself: Thread::current() is the joined
+  // allows it: Thread::allow_inline_join) with the default stack size, taken back from a pool
+  // that supports it (ThreadPool::withdraw: the built-in FIFO, LIFO and per-processor pools),
+  // and only while the joiner's stack has stack_size bytes free, so that it still gets the
+  // stack it was promised. To leave that room, default-size stacks are reserved at twice
+  // stack_size when this is on: address space, not memory (pages become resident only when
+  // touched). It runs as itself: Thread::current() is the joined
   // thread, and if it blocks its joiner's stack waits with it (its joiner waits for it anyway).
   bool inline_joins = true;
   // Lazy forks: a fork() with no attributes, from a presto thread of this runtime, under the
