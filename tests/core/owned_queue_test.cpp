@@ -293,7 +293,8 @@ StealCounts steal_from_biased_queue(bool compute) {
     });
     // Until the spinner holds the other processor, that processor may steal what the loop below
     // forks, and revoke the bias late enough that the queue is not biased again at the loop's
-    // end (seen under ThreadSanitizer on a loaded machine): then a steal needs no revocation.
+    // end: then a steal needs no revocation (seen under ThreadSanitizer on a loaded machine, in
+    // a version of this test whose processors spun when idle instead of parking).
     while (!spinning.load(std::memory_order_acquire)) {
     }
     for (unsigned i = 0; i < 4 * pool.bias_after(); ++i) fork([] {}).join();  // two holds each
