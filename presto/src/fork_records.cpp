@@ -46,6 +46,14 @@ Thread& block_for(RuntimeImpl& r, const ForkRecord& rec) noexcept {
   }
 }
 
+// Whether a record seen with a thread is held by a runner after all: a runner that took it
+// stored kOnRunner before running its body, which may have made the thread since the caller
+// read the state. Such a record stays the runner's (its thread runs on the runner's stack);
+// only one made a thread in its queue is the handle's to give back for its thread.
+bool held_by_runner_now(const ForkRecord& rec) noexcept {
+  return (rec.state.load(std::memory_order_acquire) & ForkRecord::kHow) == ForkRecord::kOnRunner;
+}
+
 }  // namespace
 
 std::string describe(const ForkRecord& rec) {
@@ -314,7 +322,12 @@ bool Dispatch::join_elsewhere(ForkRecord& rec, const std::stop_token* token) {
       await_runner(rec, token);
       return true;
     }
-    if (rec.thread.load(std::memory_order_acquire) != nullptr) return false;
+    if (rec.thread.load(std::memory_order_acquire) != nullptr) {
+      // A processor may have taken it to a runner since `how` was read, and its body asked for
+      // its thread there: it stays the runner's (kOnRunner, stored before), awaited above.
+      if (held_by_runner_now(rec)) continue;
+      return false;
+    }
     if (how == ForkRecord::kInlineRun) [[unlikely]] {
       // Joined from inside its own body (or a body it runs): as the thread it is.
       if (Processor* p = current_processor()) p->current_thread();
@@ -598,7 +611,10 @@ void release_record(ForkRecord& rec) {
     if (how == ForkRecord::kInlineRun) {
       throw UsageError("the handle of thread " + std::to_string(rec.id) + " was detached or dropped inside its own join");
     }
-    if (rec.thread.load(std::memory_order_acquire) != nullptr) break;
+    if (rec.thread.load(std::memory_order_acquire) != nullptr) {
+      if (held_by_runner_now(rec)) continue;  // taken to a runner since `how` was read (join_elsewhere)
+      break;
+    }
     if (!Dispatch::materialize_queued(rec)) backoff.pause();  // on its way, or being taken to run
   }
   release_handle(take_thread(rec));  // a thread that runs on unjoined
