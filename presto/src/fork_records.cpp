@@ -46,14 +46,6 @@ Thread& block_for(RuntimeImpl& r, const ForkRecord& rec) noexcept {
   }
 }
 
-// Whether a record seen with a thread is held by a runner after all: a runner that took it
-// stored kOnRunner before running its body, which may have made the thread since the caller
-// read the state. Such a record stays the runner's (its thread runs on the runner's stack);
-// only one made a thread in its queue is the handle's to give back for its thread.
-bool held_by_runner_now(const ForkRecord& rec) noexcept {
-  return (rec.state.load(std::memory_order_acquire) & ForkRecord::kHow) == ForkRecord::kOnRunner;
-}
-
 }  // namespace
 
 std::string describe(const ForkRecord& rec) {
@@ -317,17 +309,17 @@ bool Dispatch::withdraw_stolen(Processor& p, OwnedQueue* q, ForkRecord& rec) noe
 bool Dispatch::join_elsewhere(ForkRecord& rec, const std::stop_token* token) {
   Backoff backoff;
   for (;;) {
+    // The thread before the state: a body a runner holds makes its thread after the runner
+    // stored kOnRunner, so a thread seen here comes with that state if it is a runner's. (Read
+    // the other way round, a thread made on a runner between the two loads looked like one
+    // made in the queue, and the record was given back while the runner ran it.)
+    Thread* const thread = rec.thread.load(std::memory_order_acquire);
     const std::uint32_t how = rec.state.load(std::memory_order_acquire) & ForkRecord::kHow;
     if (how == ForkRecord::kOnRunner) {
       await_runner(rec, token);
       return true;
     }
-    if (rec.thread.load(std::memory_order_acquire) != nullptr) {
-      // A processor may have taken it to a runner since `how` was read, and its body asked for
-      // its thread there: it stays the runner's (kOnRunner, stored before), awaited above.
-      if (held_by_runner_now(rec)) continue;
-      return false;
-    }
+    if (thread != nullptr) return false;
     if (how == ForkRecord::kInlineRun) [[unlikely]] {
       // Joined from inside its own body (or a body it runs): as the thread it is.
       if (Processor* p = current_processor()) p->current_thread();
@@ -600,6 +592,7 @@ bool join_record(ForkRecord& r, const std::stop_token& token) { return Dispatch:
 void release_record(ForkRecord& rec) {
   Backoff backoff;
   for (;;) {
+    Thread* const thread = rec.thread.load(std::memory_order_acquire);  // before the state (join_elsewhere)
     const std::uint32_t how = rec.state.load(std::memory_order_acquire) & ForkRecord::kHow;
     if (how == ForkRecord::kOnRunner) {
       // The runner frees it at its end, or, if that came first, we do.
@@ -611,10 +604,7 @@ void release_record(ForkRecord& rec) {
     if (how == ForkRecord::kInlineRun) {
       throw UsageError("the handle of thread " + std::to_string(rec.id) + " was detached or dropped inside its own join");
     }
-    if (rec.thread.load(std::memory_order_acquire) != nullptr) {
-      if (held_by_runner_now(rec)) continue;  // taken to a runner since `how` was read (join_elsewhere)
-      break;
-    }
+    if (thread != nullptr) break;
     if (!Dispatch::materialize_queued(rec)) backoff.pause();  // on its way, or being taken to run
   }
   release_handle(take_thread(rec));  // a thread that runs on unjoined
