@@ -16,6 +16,7 @@
 #include "current.hpp"
 #include "dispatch.hpp"
 #include "owned_queue_owner.hpp"
+#include "race_point.hpp"
 #include "runtime_impl.hpp"
 
 namespace presto::detail {
@@ -314,6 +315,7 @@ bool Dispatch::join_elsewhere(ForkRecord& rec, const std::stop_token* token) {
     // the other way round, a thread made on a runner between the two loads looked like one
     // made in the queue, and the record was given back while the runner ran it.)
     Thread* const thread = rec.thread.load(std::memory_order_acquire);
+    PRESTO_RACE_POINT("join_elsewhere: between the record's thread and its state");
     const std::uint32_t how = rec.state.load(std::memory_order_acquire) & ForkRecord::kHow;
     if (how == ForkRecord::kOnRunner) {
       await_runner(rec, token);
@@ -593,6 +595,7 @@ void release_record(ForkRecord& rec) {
   Backoff backoff;
   for (;;) {
     Thread* const thread = rec.thread.load(std::memory_order_acquire);  // before the state (join_elsewhere)
+    PRESTO_RACE_POINT("release_record: between the record's thread and its state");
     const std::uint32_t how = rec.state.load(std::memory_order_acquire) & ForkRecord::kHow;
     if (how == ForkRecord::kOnRunner) {
       // The runner frees it at its end, or, if that came first, we do.
