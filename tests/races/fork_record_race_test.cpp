@@ -9,7 +9,6 @@
 #include <atomic>
 #include <chrono>
 #include <cstring>
-#include <optional>
 #include <stop_token>
 #include <thread>
 
@@ -105,69 +104,70 @@ struct HookInstalled {
   ~HookInstalled() { detail::set_race_point_hook(nullptr); }
 };
 
-}  // namespace
-
-TEST_CASE("a cancelled join held between a record's thread and its state while a runner makes its thread",
-          "[races][lazy]") {
+// test::scaled(20) rounds, each a fresh runtime of two processors whose first thread occupies
+// processor 1 and then runs `round` (which forks, arms a point, and joins or drops); after each,
+// checks that the round met the window, then `check` (the round's own outcome), then for leaks.
+template <class Round, class Check>
+void replay(Round round, Check check) {
   HookInstalled hook;
   const std::size_t rounds = test::scaled(20);
-  for (std::size_t round = 0; round < rounds; ++round) {
-    INFO("round " << round);
+  for (std::size_t r = 0; r < rounds; ++r) {
+    INFO("round " << r);
     reset_window();
     Runtime rt{two_processors()};
-    std::optional<int> cancelled_join;  // the cancelled join's value, if it found the body ended
-    bool cancelled = false;
-    int value = 0;
     rt.run([&] {
       occupy_processor_1();
-      JoinHandle<int> h = fork(body);
-      arm("join_elsewhere");
-      std::stop_source stop;
-      stop.request_stop();  // a cancellable join does not run the record here: join_elsewhere
-      try {
-        cancelled_join = h.join(stop.get_token());
-      } catch (const Cancelled&) {
-        cancelled = true;
-      }
-      value = cancelled ? h.join() : *cancelled_join;
+      round();
     });
     REQUIRE_FALSE(window.timed_out.load());
     CHECK(window.held.load());
     CHECK(window.met.load());
     CHECK(window.made.load());
-    CHECK(value == 7);
+    check();
     test::check_no_leaks(rt);
   }
 }
 
+}  // namespace
+
+TEST_CASE("a cancelled join held between a record's thread and its state while a runner makes its thread",
+          "[races][lazy]") {
+  int value = 0;
+  replay(
+      [&] {
+        JoinHandle<int> h = fork(body);
+        arm("join_elsewhere");
+        std::stop_source stop;
+        stop.request_stop();  // a cancellable join does not run the record here: join_elsewhere
+        try {
+          value = h.join(stop.get_token());  // it had ended: the join succeeds
+        } catch (const Cancelled&) {
+          value = h.join();  // given up while it ran: the handle stays
+        }
+      },
+      [&] { CHECK(value == 7); });
+}
+
 TEST_CASE("a handle dropped between a record's thread and its state while a runner makes its thread",
           "[races][lazy]") {
-  HookInstalled hook;
-  const std::size_t rounds = test::scaled(20);
-  for (std::size_t round = 0; round < rounds; ++round) {
-    INFO("round " << round);
-    reset_window();
-    Runtime rt{two_processors()};
-    std::atomic<int> ran{0};
-    int later = 0;
-    rt.run([&] {
-      occupy_processor_1();
-      {
-        JoinHandle<int> h = fork([&ran] {
-          const int v = body();
-          ran.fetch_add(1, std::memory_order_relaxed);
-          return v;
-        });
-        arm("release_record");
-      }  // dropped: release_record, held at its race point
-      // A record given back while its runner ran it would be handed to this fork too.
-      later = fork([] { return 11; }).join();
-    });
-    REQUIRE_FALSE(window.timed_out.load());
-    CHECK(window.held.load());
-    CHECK(window.met.load());
-    CHECK(ran.load() == 1);
-    CHECK(later == 11);
-    test::check_no_leaks(rt);
-  }
+  std::atomic<int> ran{0};
+  int later = 0;
+  replay(
+      [&] {
+        ran.store(0);
+        {
+          JoinHandle<int> h = fork([&ran] {
+            const int v = body();
+            ran.fetch_add(1, std::memory_order_relaxed);
+            return v;
+          });
+          arm("release_record");
+        }  // dropped: release_record, held at its race point
+        // A record given back while its runner ran it would be handed to this fork too.
+        later = fork([] { return 11; }).join();
+      },
+      [&] {
+        CHECK(ran.load() == 1);
+        CHECK(later == 11);
+      });
 }
