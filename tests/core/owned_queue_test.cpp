@@ -15,11 +15,10 @@
 #include <random>
 #include <vector>
 
-#include <pthread.h>
-#include <sched.h>
-
 #include <presto/detail/owned_queue.hpp>
 
+#include "biased_queue.hpp"
+#include "on_its_own_cpu.hpp"
 #include "test_support.hpp"
 
 using namespace presto;
@@ -216,52 +215,6 @@ TEST_CASE("a processor's queue is biased towards it, revoked by another processo
   CHECK(revocations >= 1);
 }
 
-// A processor pinned to a CPU of its own: a served steal needs the thief and the owner on their
-// CPUs at once, within the thief's wait of a few microseconds. Unpinned, a loaded machine kept
-// them apart (found 2026-12-06: with two busy processes on a 2-core machine, no steal in 2,000
-// rounds was served, and about 200 revoked): the OS placed the thief's processor, woken by the
-// owner's batch, on the owner's CPU, so it ran only while the owner did not.
-class OnItsOwnCpu final : public Processor {
- public:
-  // The CPUs this process may run on, or fewer than two if it cannot run on two at once.
-  static std::vector<int> cpus() {
-    cpu_set_t set;
-    std::vector<int> found;
-    if (sched_getaffinity(0, sizeof set, &set) != 0) return found;
-    for (int cpu = 0; cpu < CPU_SETSIZE; ++cpu) {
-      if (CPU_ISSET(cpu, &set)) found.push_back(cpu);
-    }
-    return found;
-  }
-  // Counts the processors it failed to pin into `unpinned` (checked after the run: Catch's
-  // assertions are for the test's own thread).
-  explicit OnItsOwnCpu(std::atomic<int>& unpinned) : unpinned_(unpinned) {}
-  std::unique_ptr<Processor> newprocessor() const override { return std::make_unique<OnItsOwnCpu>(unpinned_); }
-
- protected:
-  void on_start() override {
-    const std::vector<int> allowed = cpus();
-    if (allowed.empty() || sched_getaffinity(0, sizeof before_, &before_) != 0) {
-      unpinned_.fetch_add(1);
-      return;
-    }
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(allowed[index() % allowed.size()], &set);
-    pinned_ = pthread_setaffinity_np(pthread_self(), sizeof set, &set) == 0;
-    if (!pinned_) unpinned_.fetch_add(1);
-  }
-  // Processor 0 is the test's own thread: it may go on to run anywhere again.
-  void on_stop() override {
-    if (pinned_) pthread_setaffinity_np(pthread_self(), sizeof before_, &before_);
-  }
-
- private:
-  std::atomic<int>& unpinned_;
-  cpu_set_t before_{};
-  bool pinned_ = false;
-};
-
 // The test's thread biases its processor's queue while a spinner pinned to the other processor
 // keeps that one busy, then forks and joins batches of threads. The other processor, released,
 // steals from the biased queue. Returns the pool's served steals and revocations since the
@@ -278,28 +231,13 @@ StealCounts steal_from_biased_queue(bool compute) {
   std::atomic<int> unpinned{0};
   Runtime runtime{RuntimeConfig{.processors = 2,
                                 .pool = std::move(owned),
-                                .processor_prototype = std::make_unique<OnItsOwnCpu>(unpinned),
+                                .processor_prototype = std::make_unique<test::OnItsOwnCpu>(unpinned),
                                 .seed = presto::test::seed()}};
   StealCounts before;
   runtime.run([&] {
-    std::atomic<bool> hold{true};
-    std::atomic<bool> spinning{false};
-    // On the processor this thread does not run on (it may have started on either).
-    const std::size_t other = 1 - Processor::current()->index();
-    auto spinner = fork(ThreadAttributes{.name = "spinner", .affinity = other}, [&] {
-      spinning.store(true, std::memory_order_release);
-      while (hold.load(std::memory_order_acquire)) {
-      }
-    });
-    // Until the spinner holds the other processor, that processor may steal what the loop below
-    // forks, and revoke the bias late enough that the queue is not biased again at the loop's
-    // end: then a steal needs no revocation (seen under ThreadSanitizer on a loaded machine, in
-    // a version of this test whose processors spun when idle instead of parking).
-    while (!spinning.load(std::memory_order_acquire)) {
-    }
-    for (unsigned i = 0; i < 4 * pool.bias_after(); ++i) fork([] {}).join();  // two holds each
+    test::BiasedQueue biased{pool};
     before = {pool.served_steals(), pool.revocations()};
-    hold.store(false, std::memory_order_release);
+    biased.release();
     std::atomic<std::uint64_t> runs{0};
     std::uint64_t forked = 0;
     if (compute) {
@@ -324,7 +262,7 @@ StealCounts steal_from_biased_queue(bool compute) {
         }
       }
     }
-    spinner.join();
+    biased.join();
     CHECK(runs.load() == forked);
   });
   presto::test::check_no_leaks(runtime);
@@ -333,7 +271,7 @@ StealCounts steal_from_biased_queue(bool compute) {
 }
 
 TEST_CASE("a thief's steal from a biased queue is served by its owner, and loses nothing", "[core][owned_queue][steal]") {
-  if (OnItsOwnCpu::cpus().size() < 2) {
+  if (test::OnItsOwnCpu::cpus().size() < 2) {
     WARN("not run: it needs two CPUs, for a thief and its owner on theirs at once");
     return;
   }
