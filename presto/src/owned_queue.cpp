@@ -6,6 +6,7 @@
 #include <presto/detail/cpu.hpp>
 
 #include "owned_queue_owner.hpp"
+#include "race_point.hpp"
 
 namespace presto::detail {
 
@@ -103,6 +104,7 @@ std::size_t OwnedQueue::request(Thread** out, std::size_t limit, bool from_back)
     // Waited long enough, or the bias went (the owner serves in locked holds too, but a
     // revoked queue's lock is the quicker way): withdraw the request unless it is being served.
     if (spins % 16 == 0 && (!biased_.load(std::memory_order_relaxed) || std::chrono::steady_clock::now() > deadline)) {
+      PRESTO_RACE_POINT("OwnedQueue::request: a thief takes its request back");
       expected = kPosted;
       if (request_.compare_exchange_strong(expected, kNoRequest, std::memory_order_relaxed)) return kNotServed;
       while (request_.load(std::memory_order_acquire) != kServed) relax_cpu();  // kServing: briefly
