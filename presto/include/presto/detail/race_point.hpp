@@ -8,8 +8,10 @@
 // false.
 //
 // Contract for a hook: it runs inside the runtime's dispatch code (a processor's gate may be
-// held, a record half-read), so it must not call into PRESTO; it may wait on OS primitives and
-// atomics only. One hook at a time for the whole process.
+// held, a record half-read), so it must not fork, join, wait, yield or take a PRESTO lock; it
+// may spin or sleep its OS thread, and read atomics and counters (LocalQueuePool::
+// served_steals(), say). One hook at a time for the whole process. The points:
+// presto/src (grep PRESTO_RACE_POINT); docs/design/runtime.md, "Race points".
 
 namespace presto::detail {
 
