@@ -37,8 +37,9 @@ class RaceWindow {
     timed_out_.store(false);
   }
   // The next arrival at a point whose name starts with `point` is held until `taken()` holds.
-  // `taken` is polled on the held OS thread, inside the runtime: it may read atomics, never call
-  // into PRESTO.
+  // `taken` is polled on the held OS thread, inside the runtime: it may read atomics and
+  // counters (LocalQueuePool::served_steals()), never fork, join, wait, yield or lock
+  // (presto/detail/race_point.hpp).
   void arm(const char* point, std::function<bool()> taken) {
     taken_ = std::move(taken);
     point_.store(point, std::memory_order_relaxed);
