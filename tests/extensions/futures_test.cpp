@@ -217,7 +217,12 @@ TEST_CASE("a promise's lone waiter is handed its setter's processor on one proce
       switch (then) {
         case Then::yield:
           set();
-          for (int i = 0; i < 100'000 && got < waiters; ++i) this_thread::yield();
+          // Bounded by yields, generously: with several processors a waiter another processor
+          // took may wait for that processor's OS thread, which a loaded machine deschedules for
+          // whole time slices. 100,000 yields (about a millisecond) were too few for that: with 4
+          // processors on 2 CPUs it failed once in a CI run and 2 runs in 80 beside two busy
+          // processes (2026-12-07). The loop ends as soon as the waiters have run.
+          for (int i = 0; i < 10'000'000 && got < waiters; ++i) this_thread::yield();
           record.expect(got == waiters, "the waiters did not run while their setter yielded");
           break;
         case Then::get_reply: set(); break;
