@@ -217,7 +217,7 @@ int run_ranks(Options o, int rank, int ranks) {
   presto::Runtime rt{{.processors = o.processors}};
   rt.run([&] {
     for (int i = 0; i < o.repeat; ++i) {
-      Simulation sim{{.protocol = Protocol::null_messages, .end_time = o.end}};
+      Simulation sim{{.protocol = Protocol::null_messages, .end_time = o.end, .measure_blocked_time = true}};
       build_phold(sim, o.model);
       DistributedSimulation dist{sim, {.partition = {}, .protocol = protocol, .batch = o.batch,
                                       .idle_spins = o.idle_spins,

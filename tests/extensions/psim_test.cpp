@@ -378,17 +378,27 @@ TEST_CASE("receive merges input links in timestamp order (process style)", "[psi
   CHECK(std::is_sorted(times.begin(), times.end()));
 }
 
-TEST_CASE("an LP's blocked time is the wall time it slept in receive()", "[psim]") {
+TEST_CASE("an LP's blocked time is the wall time it slept in receive(), when measured", "[psim]") {
   // One processor, FIFO: the sink (added first) runs first and sleeps on its input until the
   // sender, after a short sleep and 20 ms of work, sends; so it sleeps at least those 20 ms,
   // and no longer than the run. Under null messages it first yields once (the sender may be
   // about to move: Simulation::yields_instead), then sleeps, the sender's bound unchanged.
+  // Unmeasured (SimulationConfig::measure_blocked_time off, the default), it reads 0.
   const auto busy = std::chrono::milliseconds(20);
   for (Protocol protocol : kProtocols) {
     INFO(to_string(protocol));
     presto::test::Config cfg{1, presto::test::PoolKind::fifo};
-    auto [stats, sink_times] = presto::test::run(cfg, [&] {
+    const SimulationStats unmeasured = presto::test::run(cfg, [&] {
       Simulation sim{{.protocol = protocol, .end_time = 10}};
+      auto& sink = sim.add<Sink>("sink");
+      auto& sender = sim.add<SlowSender>("sender", busy);
+      sim.connect(sender, sink, 1.0);
+      return sim.run(presto::test::make_pool(cfg.pool));
+    });
+    CHECK(unmeasured.processes[0].blocks >= 1);
+    CHECK(unmeasured.blocked_time.count() == 0);
+    auto [stats, sink_times] = presto::test::run(cfg, [&] {
+      Simulation sim{{.protocol = protocol, .end_time = 10, .measure_blocked_time = true}};
       auto& sink = sim.add<Sink>("sink");
       auto& sender = sim.add<SlowSender>("sender", busy);
       sim.connect(sender, sink, 1.0);

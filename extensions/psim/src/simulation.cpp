@@ -582,12 +582,13 @@ bool Simulation::receive(LogicalProcess& lp, const StopToken* token, Message& ou
     lp.stats_.rewaits += static_cast<std::uint64_t>(woken);
     woken = true;
     assert(wakes.empty());  // every path above that woke LPs woke them
-    const std::uint64_t asleep = ticks();
+    const bool timed = config_.measure_blocked_time;
+    const std::uint64_t asleep = timed ? ticks() : 0;
     // Asleep with our mutex, the link's spinlock, which block() lets go once we are switched
     // out; whoever wakes us unblock()ed us.
     own.release();
     holding->block();
-    lp.blocked_ticks_ += ticks() - asleep;
+    if (timed) lp.blocked_ticks_ += ticks() - asleep;
     own = std::unique_lock(lp.mutex_);
   }
 }

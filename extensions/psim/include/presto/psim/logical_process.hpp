@@ -72,7 +72,8 @@ struct ProcessStats {
   std::uint64_t rewaits = 0;
   // Times receive() yielded instead (null messages, one processor: Simulation::yields_instead)
   std::uint64_t yields = 0;
-  std::chrono::nanoseconds blocked_time{0};  // wall time asleep in receive() (see Simulation::run)
+  // Wall time asleep in receive(), with SimulationConfig::measure_blocked_time (else 0).
+  std::chrono::nanoseconds blocked_time{0};
   std::uint64_t deadlock_grants = 0;   // messages it received because PSIM broke a deadlock
   std::uint64_t cancellations = 0;     // receive(token) calls that threw Cancelled
   // Messages before the end time it never received: its body returned early (after a

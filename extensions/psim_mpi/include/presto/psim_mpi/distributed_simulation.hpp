@@ -112,7 +112,7 @@ struct RankStats {
   std::uint64_t rounds = 0;           // communication rounds (windows: one per window)
   std::uint64_t idle_rounds = 0;      // rounds that found nothing to send or receive
   std::uint64_t blocks = 0;
-  double blocked_seconds = 0;         // owned LPs' time asleep in receive(), summed
+  double blocked_seconds = 0;         // owned LPs' time asleep in receive(), summed (measure_blocked_time)
   double seconds = 0;                 // this rank's wall time of the run
   double cpu_seconds = 0;             // CPU time of this rank's process over the run (every thread):
                                       // what the run cost, on a machine shared with other work
