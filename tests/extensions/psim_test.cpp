@@ -388,23 +388,20 @@ TEST_CASE("an LP's blocked time is the wall time it slept in receive(), when mea
   for (Protocol protocol : kProtocols) {
     INFO(to_string(protocol));
     presto::test::Config cfg{1, presto::test::PoolKind::fifo};
-    const SimulationStats unmeasured = presto::test::run(cfg, [&] {
-      Simulation sim{{.protocol = protocol, .end_time = 10}};
-      auto& sink = sim.add<Sink>("sink");
-      auto& sender = sim.add<SlowSender>("sender", busy);
-      sim.connect(sender, sink, 1.0);
-      return sim.run(presto::test::make_pool(cfg.pool));
-    });
+    const auto run = [&](bool measured) {
+      return presto::test::run(cfg, [&] {
+        Simulation sim{{.protocol = protocol, .end_time = 10, .measure_blocked_time = measured}};
+        auto& sink = sim.add<Sink>("sink");
+        auto& sender = sim.add<SlowSender>("sender", busy);
+        sim.connect(sender, sink, 1.0);
+        SimulationStats s = sim.run(presto::test::make_pool(cfg.pool));
+        return std::pair{s, sink.times};
+      });
+    };
+    const SimulationStats unmeasured = run(false).first;
     CHECK(unmeasured.processes[0].blocks >= 1);
     CHECK(unmeasured.blocked_time.count() == 0);
-    auto [stats, sink_times] = presto::test::run(cfg, [&] {
-      Simulation sim{{.protocol = protocol, .end_time = 10, .measure_blocked_time = true}};
-      auto& sink = sim.add<Sink>("sink");
-      auto& sender = sim.add<SlowSender>("sender", busy);
-      sim.connect(sender, sink, 1.0);
-      SimulationStats s = sim.run(presto::test::make_pool(cfg.pool));
-      return std::pair{s, sink.times};
-    });
+    auto [stats, sink_times] = run(true);
     CHECK(sink_times.size() == 1);
     const ProcessStats& sink = stats.processes[0];
     REQUIRE(sink.blocks >= 1);
