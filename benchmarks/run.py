@@ -808,6 +808,8 @@ def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=(), 
                   "here. The last two rows of each kernel make no record for a fork that finds 1,024 queued and "
                   "not taken: it runs its part at once, by a plain call (which a thread's fork may not do) or on a "
                   "stack of its own (docs/design/lazy-forks.md, \"A fork that runs its part at once\"); medians. "
+                  "Built in the core with a record for every part, as a handle needs, the stack's design was "
+                  "slower than PRESTO's queue (docs/design/lazy-forks.md, \"Built and measured, 2026-12-07\"). "
                   "The deque's thief takes at most 128 records a steal in the row that says so, as PRESTO's "
                   "thieves do. Each row gives the host's cross-core round trip taken just before it: the locked "
                   "deque's rows move with it, the array's much less.",
