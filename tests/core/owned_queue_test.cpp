@@ -226,7 +226,10 @@ struct StealCounts {
   std::uint64_t revoked = 0;
 };
 StealCounts steal_from_biased_queue(bool compute) {
-  auto owned = std::make_unique<LocalQueuePool>();
+  // bias_after 256, not the default 16,384: a round in which no steal was served biases the
+  // queue again with that many forks, and 2,000 such rounds of the default's ran past the
+  // suite's 900 s under ThreadSanitizer on a loaded machine (CI, 2026-12-07).
+  auto owned = std::make_unique<LocalQueuePool>(LocalQueuePool::Placement::waker, LocalQueuePool::Order::fifo, 256);
   LocalQueuePool& pool = *owned;
   std::atomic<int> unpinned{0};
   Runtime runtime{RuntimeConfig{.processors = 2,
