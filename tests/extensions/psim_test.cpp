@@ -99,11 +99,12 @@ TEST_CASE("PHOLD histories equal the sequential simulator's in every configurati
       });
       CHECK(histories == expected);
       CHECK(stats.events == seq.events);
-      // An LP held back yields instead of sleeping only under null messages on one processor
-      // (Simulation::yields_instead); with lookahead, PHOLD's LPs are held back there often.
-      if (protocol == Protocol::deadlock_recovery || cfg.processors != 1) {
+      // An LP held back yields instead of sleeping only under null messages: on one processor
+      // always (with lookahead, PHOLD's LPs are held back there often), on more while its
+      // sender runs (Simulation::yields_instead; the next test case).
+      if (protocol == Protocol::deadlock_recovery) {
         CHECK(stats.yields == 0);
-      } else if (lookahead > 0) {
+      } else if (cfg.processors == 1 && lookahead > 0) {
         CHECK(stats.yields > 0);
       }
       if (protocol == Protocol::deadlock_recovery) {
@@ -409,6 +410,86 @@ TEST_CASE("an LP's blocked time is the wall time it slept in receive(), when mea
     CHECK(sink.blocked_time >= busy);
     CHECK(sink.blocked_time.count() <= static_cast<std::int64_t>(stats.seconds * 1e9 * 1.05) + 1000);
     CHECK(stats.blocked_time == sink.blocked_time + stats.processes[1].blocked_time);
+  }
+}
+
+// A sink that starts receiving once `go` is set, yielding until then (never asleep before
+// its receive: a sleep in receive() is then its only one).
+class GoSink final : public LogicalProcess {
+ public:
+  GoSink(std::string name, const std::atomic<bool>& go) : LogicalProcess(std::move(name)), go_(go) {}
+  std::vector<Time> times;
+
+ protected:
+  void initialize() override {
+    while (!go_.load(std::memory_order_acquire)) presto::this_thread::yield();
+  }
+  void handle(const Message& m) override { times.push_back(m.time); }
+
+ private:
+  const std::atomic<bool>& go_;
+};
+
+// Sends one message once released: spinning until then (running all along), or asleep on a
+// semaphore.
+class HeldSender final : public LogicalProcess {
+ public:
+  HeldSender(std::string name, bool spin, const std::atomic<bool>& released, presto::Semaphore& wake)
+      : LogicalProcess(std::move(name)), spin_(spin), released_(released), wake_(wake) {}
+
+ protected:
+  void initialize() override {
+    if (spin_) {
+      while (!released_.load(std::memory_order_acquire)) {
+      }
+    } else {
+      wake_.acquire();
+    }
+    send(*outputs().front(), Message{}, 1.0);
+  }
+
+ private:
+  bool spin_;
+  const std::atomic<bool>& released_;
+  presto::Semaphore& wake_;
+};
+
+TEST_CASE("on several processors a held-back LP yields instead of sleeping only while its sender runs", "[psim]") {
+  // Null messages on 2 processors: the sink and a helper thread on processor 0, the sender on
+  // processor 1. The helper lets the sink receive only once the sender spins (runs) or sleeps,
+  // and releases the sender only once the sink sleeps, so the sender's state is known when the
+  // sink finds its input held back: running, it yields once (the sender's bound has not moved
+  // when it looks again), then sleeps; asleep, it sleeps at once.
+  for (const bool spinning : {true, false}) {
+    INFO((spinning ? "the sender runs" : "the sender sleeps"));
+    presto::Runtime rt{{.processors = 2}};
+    const auto [sink_stats, times] = rt.run([&] {
+      Simulation sim{{.protocol = Protocol::null_messages, .end_time = 10}};
+      std::atomic<bool> go{false}, released{false};
+      presto::Semaphore wake{0};
+      auto& sink = sim.add<GoSink>("sink", go);
+      auto& sender = sim.add<HeldSender>("sender", spinning, released, wake);
+      sim.connect(sender, sink, 1.0);
+      sink.set_affinity(0);
+      sender.set_affinity(1);
+      auto helper = presto::fork(ThreadAttributes{.affinity = 0}, [&] {
+        const ThreadState awaited = spinning ? ThreadState::running : ThreadState::blocked;
+        while (sender.state() != awaited) presto::this_thread::yield();
+        go.store(true, std::memory_order_release);
+        while (sink.state() != ThreadState::blocked) presto::this_thread::yield();
+        if (spinning) {
+          released.store(true, std::memory_order_release);
+        } else {
+          wake.release();
+        }
+      });
+      SimulationStats s = sim.run();
+      helper.join();
+      return std::pair{s.processes[0], sink.times};
+    });
+    CHECK(times == std::vector<Time>{1.0});
+    CHECK(sink_stats.blocks >= 1);
+    CHECK(sink_stats.yields == (spinning ? 1U : 0U));
   }
 }
 

@@ -406,14 +406,20 @@ bool Simulation::yields_instead(LogicalProcess& lp, const Link& holding) {
   // bit set and cleared (two locked instructions), the bound published with a sequentially
   // consistent store, and the sender's null message, which takes lp's mutex to wake it. PHOLD
   // (16 LPs, lookahead 1, no work) slept about once every two events; yielding, 101.6-101.9
-  // against 83.4-84.7 ns an event (three rounds alternated). On more processors it stays a
-  // sleep: a yield there polls a sender running elsewhere, and the queueing network of
-  // psim_phold ran 1.7x slower on 2 processors (929-931 against 546-547 ns an event).
+  // against 83.4-84.7 ns an event (three rounds alternated). On more processors a yield polls
+  // a sender elsewhere: worth it only while the sender runs (its Thread::state(), read without
+  // a lock: a hint), handling an event, which moves its bound within the event's time; one
+  // asleep or waiting in a queue may not move for long, and with every held-back LP yielding
+  // the queueing network of psim_phold ran 1.7x slower on 2 processors (929-931 against 546-547
+  // ns an event; 8-17% slower on an Intel Xeon VM, 2026-12-07). Gated on the sender running,
+  // on that VM (four rounds of psim_phold --no-sweep, alternated): PHOLD with no work 292-301
+  // against 317-325 ns an event on 2 processors, the queueing network 2,118-2,226 against
+  // 2,309-2,364 ns. (Gated on lp's processor having another LP to run instead: no gain.)
   // No livelock: lp yields only while the sender's bound differs from what it was at lp's last
   // yield on the same link. At a standstill (a cycle of zero lookahead) bounds and clocks stop
   // moving and no message is sent, so the holding link and its sender's bound stay the same:
   // each LP yields at most once more, then sleeps, and the deadlock is broken as before.
-  if (lp.runtime()->processors() != 1) return false;
+  if (lp.runtime()->processors() != 1 && holding.from_.state() != ThreadState::running) return false;
   const Time sender_bound = holding.from_.bound_.load(std::memory_order_relaxed);
   if (&holding == lp.yielded_on_ && sender_bound == lp.yielded_at_) return false;
   lp.yielded_on_ = &holding;

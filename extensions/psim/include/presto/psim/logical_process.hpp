@@ -70,7 +70,8 @@ struct ProcessStats {
   // Of those, times it slept again after a wake-up, with no message received in between: woken
   // by a null message or a message that did not make its next message safe.
   std::uint64_t rewaits = 0;
-  // Times receive() yielded instead (null messages, one processor: Simulation::yields_instead)
+  // Times receive() yielded instead (null messages; on several processors only while the
+  // sender holding it back runs: Simulation::yields_instead)
   std::uint64_t yields = 0;
   // Wall time asleep in receive(), with SimulationConfig::measure_blocked_time (else 0).
   std::chrono::nanoseconds blocked_time{0};

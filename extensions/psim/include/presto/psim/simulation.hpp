@@ -17,9 +17,9 @@
 //    first pulls the null messages owed on the input links holding its next message back
 //    (shared memory lets it read each sender's bound), and sends its own on every output link
 //    an LP is blocked on, both when it blocks and each time it takes a message, waking those
-//    LPs. Links nobody waits on get no null messages. On one processor an LP about to block
-//    yields instead while the sender holding it back keeps publishing new bounds
-//    (yields_instead). With positive lookahead on every link this never deadlocks (at a
+//    LPs. Links nobody waits on get no null messages. An LP about to block yields instead
+//    while the sender holding it back keeps publishing new bounds and, on several processors,
+//    is running (yields_instead). With positive lookahead on every link this never deadlocks (at a
 //    standstill the waiting LP with the least horizon would have pulled a clock above it); the
 //    scheduler's halt still breaks a total deadlock as a safety net (zero lookahead) and counts
 //    it.
