@@ -7,6 +7,7 @@
 
 #include "owned_queue_owner.hpp"
 #include "race_point.hpp"
+#include "sanitizers.hpp"
 
 namespace presto::detail {
 
@@ -97,7 +98,12 @@ std::size_t OwnedQueue::request(Thread** out, std::size_t limit, bool from_back)
   request_limit_ = static_cast<std::uint32_t>(limit);
   request_from_back_ = from_back;
   request_.store(kPosted, std::memory_order_release);
-  const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(kServeWaitNs);
+  // ThreadSanitizer slows the owner's path from one hold to the next many times over (every
+  // access checked, each fiber switch annotated): a thief waiting kServeWaitNs there revoked all
+  // of the 4,693 biases it met in a loaded CI run (2026-12-07), no request served. It waits ten
+  // times as long there.
+  constexpr long wait_ns = kServeWaitNs * (PRESTO_TSAN ? 10 : 1);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::nanoseconds(wait_ns);
   for (unsigned spins = 1;; ++spins) {
     if (request_.load(std::memory_order_acquire) == kServed) break;
     relax_cpu();

@@ -1,6 +1,7 @@
 #pragma once
-// Which sanitizer this translation unit is built with. The only sanitizer conditionals of the
-// runtime live in context_switch.cpp and stack_guard.cpp.
+// Which sanitizer this translation unit is built with. The runtime's few sanitizer conditionals
+// annotate its fiber switches and stacks, turn preemption off, and stretch a wait that is timed
+// against the owner's own pace (a thief's, in owned_queue.cpp).
 
 #if defined(__SANITIZE_ADDRESS__)
 #define PRESTO_ASAN 1

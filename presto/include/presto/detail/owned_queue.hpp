@@ -186,7 +186,7 @@ class OwnedQueue {
   // thief has read the count). A thief that waited kServeWaitNs takes kPosted back to
   // kNoRequest; if the owner got there first, it waits for kServed.
   static constexpr std::uint32_t kNoRequest = 0, kClaimed = 1, kPosted = 2, kServing = 3, kServed = 4;
-  static constexpr long kServeWaitNs = 2000;
+  static constexpr long kServeWaitNs = 2000;  // ten times that under ThreadSanitizer (owned_queue.cpp)
   static constexpr std::size_t kNotServed = ~std::size_t{0};
   std::size_t request(Thread** out, std::size_t limit, bool from_back) noexcept;  // or kNotServed
   [[gnu::cold, gnu::noinline]] void serve() noexcept;  // in a hold, a request posted
