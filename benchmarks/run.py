@@ -191,14 +191,14 @@ def phold_split_table(split):
     time an event, the processor time beyond the work, the work's share, the processors' share in
     idle(), and what the protocol did."""
     rows = ["| protocol | processors | ns an event | processor ns beyond the work | the work's share | "
-            "the processors' share idle | LP blocks | of those, rewaits | yields | null messages | dispatches "
-            "| processor parks | deadlock breaks | LPs asleep on average |",
-            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+            "the processors' share idle | LP blocks | of those, rewaits | yields | null messages | of those, taken asleep "
+            "| dispatches | processor parks | deadlock breaks | LPs asleep on average |",
+            "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
     for r in split:
         beyond = r["ns_per_event"] * r["processors"] - r["work_ns"]
         rows.append(f"| {r['psim_split']} | {r['processors']} | {r['ns_per_event']:.0f} | {beyond:.0f} | "
                     f"{100 * r['work_share']:.0f}% | {100 * r['idle_share']:.0f}% | {r['blocks']:.3f} | "
-                    f"{r['rewaits']:.3f} | {r['yields']:.3f} | {r['null_messages']:.2f} | {r['dispatches']:.3f} | {r['parks']:.4f} | "
+                    f"{r['rewaits']:.3f} | {r['yields']:.3f} | {r['null_messages']:.2f} | {r['passed_on']:.3f} | {r['dispatches']:.3f} | {r['parks']:.4f} | "
                     f"{r['deadlock_breaks']:.4f} | {r['lps_asleep']:.1f} of {r['lps']} |")
     return "\n".join(rows)
 
@@ -831,7 +831,9 @@ def report(ms, ratios, made, plot_rel, quick, note, app_ms=(), procsched_ms=(), 
                   "processors time their idle() (a Processor subclass), the processors' share of their time "
                   "spent there (polling for work or parked), how often an LP went to sleep (and of those, went "
                   "back to sleep right after a wake-up that left its next message unsafe: ProcessStats::rewaits), "
-                  "yielded instead (one processor), raised an input's clock by a null message, was put on a "
+                  "yielded instead, raised an input's clock by a null message (and of those, took it asleep, still "
+                  "held back by the same link, its bound passed on to its own waiters by the sender: "
+                  "ProcessStats::passed_on), was put on a "
                   "processor, and how often a processor parked or a deadlock was broken; last, how many LPs were asleep on average. 2 processors meet the "
                   "1.6x target when their processor time an event is at most 1.25x one processor's (2 / 1.6).",
                   "", phold_split_table(phold_split), ""]

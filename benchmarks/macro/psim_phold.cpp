@@ -127,7 +127,8 @@ bench::Result parallel(const std::string& name, const PholdConfig& m, Time end, 
 // time an event, `work_ns`, measured by the sequential simulator in the same run, against the
 // processors' wall time an event), and what the protocol did to let the events run: LPs put to
 // sleep (and of those, asleep again right after a wake-up that left them unsafe: rewaits) and
-// woken (dispatches), yields, null messages, deadlocks broken, idle processors parked, and how
+// woken (dispatches), yields, null messages (and of those, taken asleep without a wake-up:
+// passed on), deadlocks broken, idle processors parked, and how
 // many LPs were asleep on average. One table line, and a JSON line (key "psim_split")
 // that benchmarks/run.py puts under the targets.
 void print_split(Protocol protocol, const bench::Result& r, const Counts& c, double work_ns) {
@@ -140,18 +141,19 @@ void print_split(Protocol protocol, const bench::Result& r, const Counts& c, dou
   const double rewaits = per_event(c.sim.rewaits);
   const double yields = per_event(c.sim.yields);
   const double nulls = per_event(c.sim.null_messages);
+  const double passed = per_event(c.sim.passed_on);
   const double dispatches = per_event(c.runtime.dispatches);
   const double parks = per_event(c.runtime.parks);
   const double breaks = per_event(c.sim.deadlocks());
-  std::printf("%-18s %2zu %9.0f %9.0f %6.0f%% %6.0f%% %8.3f %8.3f %8.3f %8.3f %8.3f %8.4f %8.4f %8.2f\n",
+  std::printf("%-18s %2zu %9.0f %9.0f %6.0f%% %6.0f%% %8.3f %8.3f %8.3f %8.3f %8.3f %8.3f %8.4f %8.4f %8.2f\n",
               name.c_str(), r.processors, r.median_ns, processor_ns - work_ns, 100 * share, 100 * c.idle_share, blocks,
-              rewaits, yields, nulls, dispatches, parks, breaks, asleep);
+              rewaits, yields, nulls, passed, dispatches, parks, breaks, asleep);
   std::printf("{\"psim_split\":\"%s\",\"processors\":%zu,\"ns_per_event\":%.2f,\"work_ns\":%.2f,"
               "\"work_share\":%.4f,\"idle_share\":%.4f,\"blocks\":%.4f,\"rewaits\":%.4f,\"yields\":%.4f,"
-              "\"null_messages\":%.4f,\"dispatches\":%.4f,"
+              "\"null_messages\":%.4f,\"passed_on\":%.4f,\"dispatches\":%.4f,"
               "\"parks\":%.5f,\"deadlock_breaks\":%.5f,\"lps_asleep\":%.3f,\"lps\":%zu}\n",
               name.c_str(), r.processors, r.median_ns, work_ns, share, c.idle_share, blocks, rewaits, yields, nulls,
-              dispatches, parks, breaks, asleep, c.sim.processes.size());
+              passed, dispatches, parks, breaks, asleep, c.sim.processes.size());
 }
 
 // A model the scheduler comparison runs: how to build it, and its event count until `end`.
@@ -288,10 +290,10 @@ int main(int argc, char** argv) {
   std::printf("\nwhere the time goes, work 1us (%.0f ns of work an event: the sequential simulator's time with it, less "
               "without);\nper event: ns (median), processor ns beyond the work, the work's share of the processors' "
               "time, then (one more run)\nthe processors' share of it in idle(), LP blocks, rewaits, yields, null "
-              "messages, dispatches, processor parks, deadlock breaks; LPs asleep on average (of %zu)\n",
+              "messages (passed: taken asleep), dispatches, processor parks, deadlock breaks; LPs asleep on average (of %zu)\n",
               work_ns, cmb1_counts.sim.processes.size());
-  std::printf("%-18s %2s %9s %9s %7s %7s %8s %8s %8s %8s %8s %8s %8s %8s\n", "protocol", "P", "ns", "beyond", "work",
-              "idle", "blocks", "rewaits", "yields", "nulls", "disp", "parks", "breaks", "asleep");
+  std::printf("%-18s %2s %9s %9s %7s %7s %8s %8s %8s %8s %8s %8s %8s %8s %8s\n", "protocol", "P", "ns", "beyond", "work",
+              "idle", "blocks", "rewaits", "yields", "nulls", "passed", "disp", "parks", "breaks", "asleep");
   print_split(Protocol::null_messages, cmb1, cmb1_counts, work_ns);
   print_split(Protocol::null_messages, cmb2, cmb2_counts, work_ns);
   print_split(Protocol::deadlock_recovery, dr1, dr1_counts, work_ns);

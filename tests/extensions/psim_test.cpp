@@ -493,6 +493,92 @@ TEST_CASE("on several processors a held-back LP yields instead of sleeping only 
   }
 }
 
+// Handles one event, scheduled to itself at `at`.
+class SelfTimed final : public LogicalProcess {
+ public:
+  SelfTimed(std::string name, Time at) : LogicalProcess(std::move(name)), at_(at) {}
+  std::vector<Time> times;
+
+ protected:
+  void initialize() override { schedule(Message{}, at_); }
+  void handle(const Message& m) override { times.push_back(m.time); }
+
+ private:
+  Time at_;
+};
+
+// Ticks at 1, 2, ..., `last` (events to itself) and sends nothing: only its bound moves. Each
+// tick before an LP's `below` first waits (bounded) until that LP sleeps, so that the null
+// message of the next tick finds it asleep.
+class Ticker final : public LogicalProcess {
+ public:
+  struct Sleeper {
+    const LogicalProcess* lp;
+    Time below;
+  };
+  Ticker(std::string name, Time last, std::vector<Sleeper> sleepers)
+      : LogicalProcess(std::move(name)), last_(last), sleepers_(std::move(sleepers)) {}
+  std::uint64_t waits_run_out = 0;
+
+ protected:
+  void initialize() override { schedule(Message{}, 1.0); }
+  void handle(const Message& m) override {
+    for (const Sleeper& s : sleepers_) {
+      if (m.time >= s.below) continue;
+      std::uint64_t spins = 0;
+      while (s.lp->state() != ThreadState::blocked && ++spins < 200'000'000) {
+      }
+      waits_run_out += static_cast<std::uint64_t>(spins == 200'000'000);
+    }
+    if (m.time < last_) schedule(Message{}, 1.0);
+  }
+
+ private:
+  Time last_;
+  std::vector<Sleeper> sleepers_;
+};
+
+TEST_CASE("a null message that leaves its receiver held back by the same link is taken asleep and passed on",
+          "[psim]") {
+  // Null messages on 2 processors. The relay (processor 0) has its event at 50 and two inputs:
+  // from the ticker (processor 1; lookahead 1), whose bound moves a tick at a time, and from
+  // an LP that ends at once (lookahead 100). The tail (processor 0) has its event at 30 and
+  // waits on the relay (lookahead 1). Each tick's null message finds the relay asleep and still
+  // held back by the ticker's link below 50: it raises that link's clock and the relay's bound
+  // without waking it, and passes the bound on to the tail, which it also finds asleep and held
+  // back, below 30. So each wakes only when its event is safe, or to end: no rewait.
+  presto::Runtime rt{{.processors = 2}};
+  const auto [stats, relay_times, tail_times, runs_out] = rt.run([&] {
+    Simulation sim{{.protocol = Protocol::null_messages, .end_time = 100}};
+    auto& relay = sim.add<SelfTimed>("relay", 50.0);
+    auto& tail = sim.add<SelfTimed>("tail", 30.0);
+    auto& ended = sim.add<Sink>("ended");
+    auto& ticker = sim.add<Ticker>("ticker", 60.0, std::vector<Ticker::Sleeper>{{&relay, 49.0}, {&tail, 28.0}});
+    sim.connect(ticker, relay, 1.0);
+    sim.connect(ended, relay, 100.0);
+    sim.connect(relay, tail, 1.0);
+    relay.set_affinity(0);
+    tail.set_affinity(0);
+    ended.set_affinity(0);
+    ticker.set_affinity(1);
+    SimulationStats s = sim.run();
+    return std::tuple{s, relay.times, tail.times, ticker.waits_run_out};
+  });
+  CHECK(relay_times == std::vector<Time>{50.0});
+  CHECK(tail_times == std::vector<Time>{30.0});
+  CHECK(runs_out == 0);
+  CHECK(stats.deadlocks() == 0);
+  const ProcessStats& relay = stats.processes[0];
+  const ProcessStats& tail = stats.processes[1];
+  INFO("relay: " << relay.passed_on << " passed on, " << relay.blocks << " blocks; tail: " << tail.passed_on
+                 << " passed on, " << tail.blocks << " blocks");
+  CHECK(relay.passed_on >= 40);
+  CHECK(tail.passed_on >= 20);
+  CHECK(relay.rewaits == 0);
+  CHECK(tail.rewaits == 0);
+  CHECK(stats.passed_on == relay.passed_on + tail.passed_on);
+}
+
 TEST_CASE("rewaits counts an LP's sleeps right after a wake-up that left its next message unsafe", "[psim]") {
   // One processor, FIFO, deadlock recovery. The sink (added first) runs first and sleeps on the
   // first of its two inputs (both clocks 1). Source a sends its 50 messages and ends: the first

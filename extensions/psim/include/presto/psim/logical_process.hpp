@@ -70,6 +70,9 @@ struct ProcessStats {
   // Of those, times it slept again after a wake-up, with no message received in between: woken
   // by a null message or a message that did not make its next message safe.
   std::uint64_t rewaits = 0;
+  // Null messages it took asleep, still held back by the same link: its sender raised its
+  // bound and passed it on to its own waiters instead of waking it (Simulation::send_null).
+  std::uint64_t passed_on = 0;
   // Times receive() yielded instead (null messages; on several processors only while the
   // sender holding it back runs: Simulation::yields_instead)
   std::uint64_t yields = 0;

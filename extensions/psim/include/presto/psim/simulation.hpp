@@ -93,6 +93,7 @@ struct SimulationStats {
   std::uint64_t total_deadlocks = 0;    // broken by the SimulationScheduler's halt
   std::uint64_t blocks = 0;
   std::uint64_t rewaits = 0;  // blocks right after a wake-up (ProcessStats::rewaits)
+  std::uint64_t passed_on = 0;  // null messages taken asleep (ProcessStats::passed_on)
   std::uint64_t yields = 0;  // receive()s that yielded instead of sleeping (one processor)
   std::chrono::nanoseconds blocked_time{0};  // all LPs' wall time asleep in receive() (measure_blocked_time)
   double seconds = 0;                  // wall time of the run
@@ -235,7 +236,11 @@ class Simulation {
   // With lp's mutex held, under null messages, lp about to sleep on `holding` with its bound
   // published: whether to yield and look again instead (and if so, noted in lp).
   static bool yields_instead(LogicalProcess& lp, const Link& holding);
-  void send_null(Link& link, Time bound, WakeList& wakes);
+  // With no mutex held: if `link`'s receiver sleeps on it with a lower clock, raises the clock
+  // to bound + lookahead and wakes it; or, with may_pass_on, if the link still holds it back,
+  // leaves it asleep and returns its new bound when that is higher than it had announced
+  // (published: its waiters are owed null messages from it). Else -kNever.
+  Time send_null(Link& link, Time bound, WakeList& wakes, bool may_pass_on);
   // A link's bit in its sender's waited_ words; unwait clears it (its receiver's mutex held).
   static std::uint64_t bit(const Link& link) noexcept;
   static void unwait(Link& link) noexcept;
