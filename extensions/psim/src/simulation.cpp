@@ -379,7 +379,7 @@ void Simulation::publish_bound(LogicalProcess& lp, Time bound) {
 
 
 void Simulation::send_nulls(LogicalProcess& lp, Time bound, WakeList& wakes) {
-  // A null message that leaves its receiver held back on the same link raises the receiver's
+  // A null message that leaves its receiver held back by the same link raises the receiver's
   // bound without waking it (send_null); the receiver's own waiters are then owed null messages
   // from that bound, sent here in turn. Up to kPassOn such receivers are remembered at a time
   // (no allocation: this may run in the dispatch path); past that, send_null wakes them.
@@ -414,8 +414,8 @@ Time Simulation::send_null(Link& link, Time bound, WakeList& wakes, bool may_pas
   if (r.phase_ != LogicalProcess::Phase::blocked || r.blocked_on_ != &link || promise <= in.clock) return -kNever;
   in.clock = promise;
   ++in.null_messages;
-  // Still held back by this link (no higher than its earliest message, below every other
-  // input's clock, before the end, nothing granted): woken, it would publish its bound (the
+  // Still held back by this link (the new clock no later than its earliest message and than
+  // every other input's clock, before the end, nothing granted): woken, it would publish its bound (the
   // link's new clock), tell its waiters and sleep on this link again, a rewait. Done here
   // instead, without the switch in and out; receive() does the same when it next runs. Where
   // LPs wait on each other in chains, one sender's call carries a bound down the chain: the

@@ -94,7 +94,7 @@ struct SimulationStats {
   std::uint64_t blocks = 0;
   std::uint64_t rewaits = 0;  // blocks right after a wake-up (ProcessStats::rewaits)
   std::uint64_t passed_on = 0;  // null messages taken asleep (ProcessStats::passed_on)
-  std::uint64_t yields = 0;  // receive()s that yielded instead of sleeping (one processor)
+  std::uint64_t yields = 0;  // receive()s that yielded instead of sleeping (ProcessStats::yields)
   std::chrono::nanoseconds blocked_time{0};  // all LPs' wall time asleep in receive() (measure_blocked_time)
   double seconds = 0;                  // wall time of the run
   std::vector<ProcessStats> processes;  // by LP index
