@@ -507,21 +507,22 @@ class SelfTimed final : public LogicalProcess {
   Time at_;
 };
 
-// Ticks at 1, 2, ..., `last` (events to itself) and sends nothing: only its bound moves. Each
-// tick before an LP's `below` first waits (bounded) until that LP sleeps, so that the null
-// message of the next tick finds it asleep.
+// Ticks at `first`, first + 1, ... up to `last` (events to itself) and sends nothing: only its
+// bound moves. Each tick before an LP's `below` first waits (bounded) until that LP sleeps, so
+// that the null message of the next tick finds it asleep; each tick ends with a yield, so that
+// tickers sharing a processor take turns.
 class Ticker final : public LogicalProcess {
  public:
   struct Sleeper {
     const LogicalProcess* lp;
     Time below;
   };
-  Ticker(std::string name, Time last, std::vector<Sleeper> sleepers)
-      : LogicalProcess(std::move(name)), last_(last), sleepers_(std::move(sleepers)) {}
+  Ticker(std::string name, Time last, std::vector<Sleeper> sleepers, Time first = 1.0)
+      : LogicalProcess(std::move(name)), first_(first), last_(last), sleepers_(std::move(sleepers)) {}
   std::uint64_t waits_run_out = 0;
 
  protected:
-  void initialize() override { schedule(Message{}, 1.0); }
+  void initialize() override { schedule(Message{}, first_); }
   void handle(const Message& m) override {
     for (const Sleeper& s : sleepers_) {
       if (m.time >= s.below) continue;
@@ -530,10 +531,12 @@ class Ticker final : public LogicalProcess {
       }
       waits_run_out += static_cast<std::uint64_t>(spins == 200'000'000);
     }
-    if (m.time < last_) schedule(Message{}, 1.0);
+    if (m.time + 1.0 <= last_) schedule(Message{}, 1.0);
+    presto::this_thread::yield();
   }
 
  private:
+  Time first_;
   Time last_;
   std::vector<Sleeper> sleepers_;
 };
@@ -577,6 +580,38 @@ TEST_CASE("a null message that leaves its receiver held back by the same link is
   CHECK(relay.rewaits == 0);
   CHECK(tail.rewaits == 0);
   CHECK(stats.passed_on == relay.passed_on + tail.passed_on);
+}
+
+TEST_CASE("a receiver that a null message leaves held back by another link is moved to it asleep", "[psim]") {
+  // As above, with two tickers taking turns on processor 1 and feeding the relay (processor 0),
+  // at 1, 2, 3, ... and at 1.5, 2.5, ...: each tick's null message raises the link the relay
+  // sleeps on above the other, which holds it back from then on. The relay has two inputs (at
+  // most Simulation::kMoveScan): the sender refreshes its horizon and moves its sleep to the
+  // other link, and it wakes for its event at 50 and to end. One ticker's end may wake it
+  // while the other still holds it back, once (ThreadSanitizer's runs: the second ticker ended
+  // with the relay asleep on its link, the first's link at 61). Without the moves it was
+  // woken, and slept again, at every tick (98 rewaits).
+  presto::Runtime rt{{.processors = 2}};
+  const auto [stats, relay_times, runs_out] = rt.run([&] {
+    Simulation sim{{.protocol = Protocol::null_messages, .end_time = 100}};
+    auto& relay = sim.add<SelfTimed>("relay", 50.0);
+    auto& first = sim.add<Ticker>("first", 60.0, std::vector<Ticker::Sleeper>{{&relay, 49.0}});
+    auto& second = sim.add<Ticker>("second", 60.0, std::vector<Ticker::Sleeper>{{&relay, 49.0}}, 1.5);
+    sim.connect(first, relay, 1.0);
+    sim.connect(second, relay, 1.0);
+    relay.set_affinity(0);
+    first.set_affinity(1);
+    second.set_affinity(1);
+    SimulationStats s = sim.run();
+    return std::tuple{s, relay.times, first.waits_run_out + second.waits_run_out};
+  });
+  CHECK(relay_times == std::vector<Time>{50.0});
+  CHECK(runs_out == 0);
+  CHECK(stats.deadlocks() == 0);
+  const ProcessStats& relay = stats.processes[0];
+  INFO("relay: " << relay.passed_on << " passed on, " << relay.blocks << " blocks");
+  CHECK(relay.passed_on >= 80);
+  CHECK(relay.rewaits <= 1);
 }
 
 TEST_CASE("rewaits counts an LP's sleeps right after a wake-up that left its next message unsafe", "[psim]") {

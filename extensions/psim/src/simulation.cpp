@@ -414,26 +414,60 @@ Time Simulation::send_null(Link& link, Time bound, WakeList& wakes, bool may_pas
   if (r.phase_ != LogicalProcess::Phase::blocked || r.blocked_on_ != &link || promise <= in.clock) return -kNever;
   in.clock = promise;
   ++in.null_messages;
-  // Still held back by this link (the new clock no later than its earliest message and than
-  // every other input's clock, before the end, nothing granted): woken, it would publish its bound (the
-  // link's new clock), tell its waiters and sleep on this link again, a rewait. Done here
-  // instead, without the switch in and out; receive() does the same when it next runs. Where
-  // LPs wait on each other in chains, one sender's call carries a bound down the chain: the
-  // queueing network of psim_phold (no work an event, 2 processors) took 847-876 ns an event
-  // against 2,405-2,422; PHOLD (16 LPs, lookahead 1, 2 processors) took 0.085 null messages an
-  // event asleep and ran no faster, within 3% either way (Intel Xeon VM, 2026-12-07).
-  const EventKey next = r.earliest_pending();
-  if (may_pass_on && !done_ && promise <= next.time && promise <= r.runner_up_ && promise < config_.end_time &&
-      !(next < r.grant_limit_)) {
-    ++r.stats_.passed_on;
-    // Its horizon exactly (the link is least): deliver() wakes it for a message below that.
-    r.horizon_ = promise;
-    if (!(promise > r.announced_)) return -kNever;
-    publish_bound(r, promise);  // then send_nulls reads r's waited_
-    return promise;
+  // Still held back (its earliest message no earlier than its horizon, before the end, nothing
+  // granted): woken, it would publish its bound, tell its waiters and sleep again, a rewait.
+  // Done here instead, without the switch in and out; receive() does the same when it next
+  // runs. If the link is still its least input (the new clock no later than the runner-up),
+  // that is one comparison. If not, its horizon is refreshed here (pulling the null messages
+  // owed on its other inputs) and its sleep moved to the input now least (move_wait), but only
+  // for an LP of at most kMoveScan inputs: the refresh reads other senders' bounds in the
+  // sender's path, which the receiver would otherwise do on its own time. Where LPs wait on
+  // each other in chains, one sender's call carries a bound down the chain. On the Intel Xeon
+  // VM (2026-12-07; 2 processors, no work an event, psim_phold), the queueing network (stations
+  // of 1 to 3 inputs): the same-link case alone, 847-876 ns an event against 2,405-2,422; the
+  // moves added, 551-583 against 896-911. PHOLD (16 LPs of 15 inputs): no faster with the first;
+  // moves for any number of inputs made it 11% (1 us of work) to 30% (none) slower.
+  if (may_pass_on && !done_) {
+    const EventKey next = r.earliest_pending();
+    if (!(next < r.grant_limit_)) {
+      Link* holding = &link;
+      if (promise <= r.runner_up_) {
+        r.horizon_ = promise;
+      } else if (r.in_.size() <= kMoveScan) {
+        holding = refresh_horizon(r, next.time);
+      } else {
+        holding = nullptr;
+      }
+      const Time horizon = r.horizon_;
+      if (holding != nullptr && !(next.time < horizon) && horizon < config_.end_time &&
+          (holding == &link || move_wait(r, link, *holding))) {
+        ++r.stats_.passed_on;
+        const Time b = std::min(next.time, horizon);
+        if (!(b > r.announced_)) return -kNever;
+        publish_bound(r, b);  // then send_nulls reads r's waited_
+        return b;
+      }
+    }
   }
   unblock(r, wakes);
   return -kNever;
+}
+
+bool Simulation::move_wait(LogicalProcess& r, Link& from, Link& to) {
+  // As receive() does before it sleeps: the bit in the new sender's waited_, then that sender's
+  // bound (both sequentially consistent), so that one of us sees the other. Both links'
+  // spinlock is r's mutex, held: r is forgotten by one and remembered by the other at once.
+  unwait(from);
+  to.from_.waited_[to.out_slot_ / 64].fetch_or(bit(to), std::memory_order_seq_cst);
+  LogicalProcess::Input& held = r.in_[to.slot_];
+  if (held.sender_bound->load(std::memory_order_seq_cst) + held.lookahead > held.clock) {
+    unwait(to);
+    return false;
+  }
+  from.forget(r);
+  to.remember(r);
+  r.blocked_on_ = &to;
+  return true;
 }
 
 bool Simulation::yields_instead(LogicalProcess& lp, const Link& holding) {

@@ -10,7 +10,9 @@
 //
 // receive() returns the LP's next message in increasing key order (see message.hpp) across all
 // of its input links, and sets now() to its time. It blocks (the LP's thread sleeps on the
-// input link holding it back) until no earlier message can still arrive: until every input
+// input link holding it back; under null messages a sender may move it, asleep, to another of
+// its inputs that holds it back instead, so a Thread::wakeup override may see a link other than
+// the one it went to sleep on) until no earlier message can still arrive: until every input
 // link's clock has passed the message's time, or PSIM has proved the message safe while
 // breaking a deadlock. It returns std::nullopt once no message before the simulation's end
 // time can arrive; the LP's body should then return.
@@ -70,8 +72,9 @@ struct ProcessStats {
   // Of those, times it slept again after a wake-up, with no message received in between: woken
   // by a null message or a message that did not make its next message safe.
   std::uint64_t rewaits = 0;
-  // Null messages it took asleep, still held back by the same link: its sender raised its
-  // bound and passed it on to its own waiters instead of waking it (Simulation::send_null).
+  // Null messages it took asleep, still held back (by the same link, or moved asleep to the one
+  // now holding it back): its sender raised its bound and passed it on to its own waiters
+  // instead of waking it (Simulation::send_null).
   std::uint64_t passed_on = 0;
   // Times receive() yielded instead (null messages; on several processors only while the
   // sender holding it back runs: Simulation::yields_instead)

@@ -237,10 +237,16 @@ class Simulation {
   // published: whether to yield and look again instead (and if so, noted in lp).
   static bool yields_instead(LogicalProcess& lp, const Link& holding);
   // With no mutex held: if `link`'s receiver sleeps on it with a lower clock, raises the clock
-  // to bound + lookahead and wakes it; or, with may_pass_on, if the link still holds it back,
-  // leaves it asleep and returns its new bound when that is higher than it had announced
-  // (published: its waiters are owed null messages from it). Else -kNever.
+  // to bound + lookahead and wakes it; or, with may_pass_on, if the receiver is still held back
+  // (by this link, or by another it is moved to: move_wait), leaves it asleep and returns its
+  // new bound when that is higher than it had announced (published: its waiters are owed null
+  // messages from it). Else -kNever.
   Time send_null(Link& link, Time bound, WakeList& wakes, bool may_pass_on);
+  // Inputs an LP may have for send_null to refresh its horizon and move its sleep.
+  static constexpr std::size_t kMoveScan = 4;
+  // With r's mutex held, r asleep on `from` and now held back by `to`: moves its sleep there,
+  // or returns false (nothing changed) if to's sender has published a bound r has not pulled.
+  bool move_wait(LogicalProcess& r, Link& from, Link& to);
   // A link's bit in its sender's waited_ words; unwait clears it (its receiver's mutex held).
   static std::uint64_t bit(const Link& link) noexcept;
   static void unwait(Link& link) noexcept;
