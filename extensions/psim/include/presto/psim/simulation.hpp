@@ -245,7 +245,8 @@ class Simulation {
   // Inputs an LP may have for send_null to refresh its horizon and move its sleep.
   static constexpr std::size_t kMoveScan = 4;
   // With r's mutex held, r asleep on `from` and now held back by `to`: moves its sleep there,
-  // or returns false (nothing changed) if to's sender has published a bound r has not pulled.
+  // or returns false if to's sender has published a bound r has not pulled (r's bit on from's
+  // sender is then cleared already: the caller wakes r).
   bool move_wait(LogicalProcess& r, Link& from, Link& to);
   // A link's bit in its sender's waited_ words; unwait clears it (its receiver's mutex held).
   static std::uint64_t bit(const Link& link) noexcept;
