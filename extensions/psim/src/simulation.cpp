@@ -424,7 +424,7 @@ Time Simulation::send_null(Link& link, Time bound, WakeList& wakes, bool may_pas
   // sender's path, which the receiver would otherwise do on its own time. Where LPs wait on
   // each other in chains, one sender's call carries a bound down the chain. On the Intel Xeon
   // VM (2026-12-07; 2 processors, no work an event, psim_phold), the queueing network (stations
-  // of 1 to 3 inputs): the same-link case alone, 847-876 ns an event against 2,405-2,422; the
+  // of 1 or 2 inputs): the same-link case alone, 847-876 ns an event against 2,405-2,422; the
   // moves added, 551-583 against 896-911. PHOLD (16 LPs of 15 inputs): no faster with the first;
   // moves for any number of inputs made it 11% (1 us of work) to 30% (none) slower.
   if (may_pass_on && !done_) {
