@@ -453,17 +453,23 @@ Time Simulation::send_null(Link& link, Time bound, WakeList& wakes, bool may_pas
   return -kNever;
 }
 
-bool Simulation::move_wait(LogicalProcess& r, Link& from, Link& to) {
-  // As receive() does before it sleeps: the bit in the new sender's waited_, then that sender's
-  // bound (both sequentially consistent), so that one of us sees the other. Both links'
-  // spinlock is r's mutex, held: r is forgotten by one and remembered by the other at once.
-  unwait(from);
-  to.from_.waited_[to.out_slot_ / 64].fetch_or(bit(to), std::memory_order_seq_cst);
-  LogicalProcess::Input& held = r.in_[to.slot_];
+bool Simulation::register_wait(LogicalProcess& lp, Link& link) noexcept {
+  // The bit, then the sender's bound, both sequentially consistent: against the sender's
+  // publish_bound then read of waited_, one of the two sees the other (see Locking).
+  link.from_.waited_[link.out_slot_ / 64].fetch_or(bit(link), std::memory_order_seq_cst);
+  const LogicalProcess::Input& held = lp.in_[link.slot_];
   if (held.sender_bound->load(std::memory_order_seq_cst) + held.lookahead > held.clock) {
-    unwait(to);
+    unwait(link);
     return false;
   }
+  return true;
+}
+
+bool Simulation::move_wait(LogicalProcess& r, Link& from, Link& to) {
+  // As receive() does before it sleeps (register_wait). Both links' spinlock is r's mutex,
+  // held: r is forgotten by one and remembered by the other at once.
+  unwait(from);
+  if (!register_wait(r, to)) return false;
   from.forget(r);
   to.remember(r);
   r.blocked_on_ = &to;
@@ -641,20 +647,15 @@ bool Simulation::receive(LogicalProcess& lp, const StopToken* token, Message& ou
         own.lock();
         continue;
       }
-      holding->from_.waited_[holding->out_slot_ / 64].fetch_or(bit(*holding), std::memory_order_seq_cst);
+      if (!register_wait(lp, *holding)) {
+        // Its sender published a higher bound before it could see us wait: take it and look
+        // again (nobody unblocked us: that takes our mutex).
+        pull_null(lp.in_[holding->slot_]);
+        continue;
+      }
     }
     lp.blocked_on_ = holding;
     lp.phase_ = LogicalProcess::Phase::blocked;
-    LogicalProcess::Input& held = lp.in_[holding->slot_];
-    if (nulls && held.sender_bound->load(std::memory_order_seq_cst) + held.lookahead > held.clock) {
-      // Its sender published a higher bound before it could see us wait: take it and look
-      // again (nobody unblocked us: that takes our mutex).
-      unwait(*holding);
-      lp.blocked_on_ = nullptr;
-      lp.phase_ = LogicalProcess::Phase::receiving;
-      pull_null(held);
-      continue;
-    }
     ++lp.stats_.blocks;
     lp.stats_.rewaits += static_cast<std::uint64_t>(woken);
     woken = true;

@@ -251,6 +251,10 @@ class Simulation {
   // A link's bit in its sender's waited_ words; unwait clears it (its receiver's mutex held).
   static std::uint64_t bit(const Link& link) noexcept;
   static void unwait(Link& link) noexcept;
+  // Under null messages, with lp's mutex held, lp about to sleep on `link` (its bound
+  // published): sets link's bit, then reads its sender's bound; false, with the bit cleared
+  // again, if that bound already raises the link's clock (lp should pull it and look again).
+  static bool register_wait(LogicalProcess& lp, Link& link) noexcept;
   void close_outputs(LogicalProcess& lp, WakeList& wakes);
 
   // `token` (nullptr: none) is LogicalProcess::receive(token)'s. Sets `out` to lp's next message
