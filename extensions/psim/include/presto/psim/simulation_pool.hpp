@@ -7,9 +7,13 @@
 // what the inner pool then gives. The processors and the scheduler are thus "duped into
 // breaking partial deadlock without their knowledge" (Bershad, Lazowska and Levy, 1988, on PSIM).
 //
-// When the deadlock breaker finds a lock it needs held (get runs in the dispatch path and must
-// not wait), size() counts one phantom thread until the next get() retries, so an idle
-// processor comes back instead of parking.
+// When the deadlock breaker finds a lock it needs held, or an LP to restart still switching out
+// (get runs in the dispatch path and must not wait), has_work_for() answers true until the next
+// get() retries, so an idle processor comes back instead of parking. size() stays exact (the
+// inner pool's): the runtime reads it to know whether threads are ready, and a replacement of
+// this pool reads it to check that every thread was moved. A halt, which needs every processor
+// idle and the pool empty, breaks the deadlock itself (SimulationScheduler::halt), waiting for
+// the locks.
 //
 // Open for subclassing under ThreadPool's contract (presto/thread_pool.hpp): called by every
 // processor concurrently, in the dispatch path; never block, yield or throw. An override of
@@ -38,8 +42,11 @@ class SimulationPool : public ThreadPool {
 
   void put(Thread& t) override { inner_->put(t); }
   Thread* get(Processor& p) override;
-  std::size_t size() const noexcept override {
-    return inner_->size() + (retry_.load(std::memory_order_relaxed) ? 1 : 0);
+  std::size_t size() const noexcept override { return inner_->size(); }
+  // The inner pool's answer for `p` (so its per-processor and pinned queues are honoured), or
+  // true while a partial deadlock's break waits to be retried.
+  bool has_work_for(const Processor& p) const noexcept override {
+    return retry_.load(std::memory_order_relaxed) || inner_->has_work_for(p);
   }
   std::string_view name() const noexcept override { return name_; }
   void attach(const Runtime& rt) override { inner_->attach(rt); }
