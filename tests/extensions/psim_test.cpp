@@ -6,10 +6,12 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 
+#include <presto/psim/detail/ready_yield_gate.hpp>
 #include <presto/psim/mva.hpp>
 #include <presto/psim/phold.hpp>
 #include <presto/psim/queueing_network.hpp>
@@ -454,43 +456,114 @@ class HeldSender final : public LogicalProcess {
   presto::Semaphore& wake_;
 };
 
+// An LP with nothing to do: it ends at once, its outputs closed.
+class Idle final : public LogicalProcess {
+ public:
+  using LogicalProcess::LogicalProcess;
+
+ protected:
+  void handle(const Message&) override {}
+};
+
 TEST_CASE("on several processors a held-back LP yields instead of sleeping only while its sender runs", "[psim]") {
   // Null messages on 2 processors: the sink and a helper thread on processor 0, the sender on
-  // processor 1. The helper lets the sink receive only once the sender spins (runs) or sleeps,
-  // and releases the sender only once the sink sleeps, so the sender's state is known when the
-  // sink finds its input held back: running, it yields once (the sender's bound has not moved
-  // when it looks again), then sleeps; asleep, it sleeps at once.
-  for (const bool spinning : {true, false}) {
-    INFO((spinning ? "the sender runs" : "the sender sleeps"));
-    presto::Runtime rt{{.processors = 2}};
-    const auto [sink_stats, times] = rt.run([&] {
-      Simulation sim{{.protocol = Protocol::null_messages, .end_time = 10}};
-      std::atomic<bool> go{false}, released{false};
-      presto::Semaphore wake{0};
-      auto& sink = sim.add<GoSink>("sink", go);
-      auto& sender = sim.add<HeldSender>("sender", spinning, released, wake);
-      sim.connect(sender, sink, 1.0);
-      sink.set_affinity(0);
-      sender.set_affinity(1);
-      auto helper = presto::fork(ThreadAttributes{.affinity = 0}, [&] {
-        const ThreadState awaited = spinning ? ThreadState::running : ThreadState::blocked;
-        while (sender.state() != awaited) presto::this_thread::yield();
-        go.store(true, std::memory_order_release);
-        while (sink.state() != ThreadState::blocked) presto::this_thread::yield();
-        if (spinning) {
-          released.store(true, std::memory_order_release);
-        } else {
-          wake.release();
+  // processor 1. The helper lets the sink receive only once the sender spins (runs), sleeps, or
+  // waits in the ready pool behind a spinner that holds processor 1, and releases the sender
+  // only once the sink sleeps, so the sender's state is known when the sink finds its input
+  // held back: running, the sink yields once (the sender's bound has not moved when it looks
+  // again), then sleeps; asleep, it sleeps at once; ready, it yields once if it has more than
+  // Simulation::kMoveScan inputs (its others from LPs that have ended), else sleeps at once.
+  enum class Sender { runs, sleeps, ready };
+  for (const Sender mode : {Sender::runs, Sender::sleeps, Sender::ready}) {
+    for (const std::size_t inputs : {std::size_t{1}, Simulation::kMoveScan + 1}) {
+      INFO((mode == Sender::runs ? "the sender runs" : mode == Sender::sleeps ? "the sender sleeps" : "the sender is ready")
+           << ", the sink has " << inputs << " inputs");
+      presto::Runtime rt{{.processors = 2}};
+      const auto [sink_stats, times, first_yields] = rt.run([&] {
+        Simulation sim{{.protocol = Protocol::null_messages, .end_time = 10}};
+        std::atomic<bool> go{false}, released{false}, spin{true};
+        std::uint64_t yields_before_sleep = 0;
+        presto::Semaphore wake{0};
+        auto& sink = sim.add<GoSink>("sink", go);
+        auto& sender = sim.add<HeldSender>("sender", mode == Sender::runs, released, wake);
+        sim.connect(sender, sink, 1.0);
+        std::vector<Idle*> ended;
+        for (std::size_t k = 1; k < inputs; ++k) {
+          ended.push_back(&sim.add<Idle>("idle " + std::to_string(k)));
+          sim.connect(*ended.back(), sink, 1.0);
+          ended.back()->set_affinity(0);
         }
+        sink.set_affinity(0);
+        sender.set_affinity(1);
+        auto helper = presto::fork(ThreadAttributes{.affinity = 0}, [&] {
+          const ThreadState awaited = mode == Sender::runs ? ThreadState::running : ThreadState::blocked;
+          while (sender.state() != awaited) presto::this_thread::yield();
+          std::optional<JoinHandle<void>> spinner;
+          if (mode == Sender::ready) {  // processor 1 held while the sender is made ready there
+            spinner = presto::fork(ThreadAttributes{.affinity = 1}, [&] {
+              while (spin.load(std::memory_order_acquire)) {
+              }
+            });
+            while (spinner->thread().state() != ThreadState::running) presto::this_thread::yield();
+            wake.release();
+            while (sender.state() != ThreadState::ready) presto::this_thread::yield();
+          }
+          for (Idle* lp : ended) {
+            while (lp->state() != ThreadState::terminated) presto::this_thread::yield();
+          }
+          go.store(true, std::memory_order_release);
+          while (sink.state() != ThreadState::blocked) presto::this_thread::yield();
+          // Its yields before this first sleep: once released, the sender may still be
+          // running, about to end, when the sink looks again, and the sink may yield then too.
+          yields_before_sleep = sink.stats().yields;
+          if (mode == Sender::runs) {
+            released.store(true, std::memory_order_release);
+          } else if (mode == Sender::sleeps) {
+            wake.release();
+          } else {
+            spin.store(false, std::memory_order_release);
+            spinner->join();
+          }
+        });
+        SimulationStats s = sim.run();
+        helper.join();
+        return std::tuple{s.processes[0], sink.times, yields_before_sleep};
       });
-      SimulationStats s = sim.run();
-      helper.join();
-      return std::pair{s.processes[0], sink.times};
-    });
-    CHECK(times == std::vector<Time>{1.0});
-    CHECK(sink_stats.blocks >= 1);
-    CHECK(sink_stats.yields == (spinning ? 1U : 0U));
+      CHECK(times == std::vector<Time>{1.0});
+      CHECK(sink_stats.blocks >= 1);
+      const bool yields = mode == Sender::runs || (mode == Sender::ready && inputs > Simulation::kMoveScan);
+      CHECK(first_yields == (yields ? 1U : 0U));
+    }
   }
+}
+
+TEST_CASE("an LP stops yielding to ready senders after 4 wasted yields in a row and tries again later", "[psim]") {
+  // Simulation::yields_instead asks an LP's gate before yielding to a ready sender, and tells
+  // it whether the sender had moved when the yield returned.
+  using Gate = presto::psim::detail::ReadyYieldGate;
+  Gate gate;
+  const auto miss = [&](int times) {
+    for (int i = 0; i < times; ++i) {
+      REQUIRE(gate.open());
+      gate.note(false);
+    }
+  };
+  const auto shut_for = [&] {  // asks refused before one is let through
+    int refused = 0;
+    while (!gate.open() && refused <= Gate::kSkips) ++refused;
+    return refused;
+  };
+  miss(Gate::kMisses - 1);
+  REQUIRE(gate.open());
+  gate.note(true);  // a yield that let the sender move: the count starts again
+  miss(Gate::kMisses - 1);
+  CHECK(gate.open());
+  gate.note(false);  // the fourth in a row
+  CHECK(shut_for() == Gate::kSkips);
+  gate.note(false);  // the one let through was wasted too: shut again
+  CHECK(shut_for() == Gate::kSkips);
+  gate.note(true);  // this time it paid: open from now on
+  for (int i = 0; i < 3 * Gate::kSkips; ++i) REQUIRE(gate.open());
 }
 
 // Handles one event, scheduled to itself at `at`.

@@ -55,6 +55,7 @@
 #include <presto/spinlock.hpp>
 #include <presto/stop_token.hpp>
 #include <presto/thread.hpp>
+#include <presto/psim/detail/ready_yield_gate.hpp>
 #include <presto/psim/link.hpp>
 #include <presto/psim/message.hpp>
 
@@ -77,7 +78,8 @@ struct ProcessStats {
   // instead of waking it (Simulation::send_null).
   std::uint64_t passed_on = 0;
   // Times receive() yielded instead (null messages; on several processors only while the
-  // sender holding it back runs: Simulation::yields_instead)
+  // sender holding it back runs, or, for an LP of more than Simulation::kMoveScan inputs, is
+  // ready: Simulation::yields_instead)
   std::uint64_t yields = 0;
   // Wall time asleep in receive(), with SimulationConfig::measure_blocked_time (else 0).
   std::chrono::nanoseconds blocked_time{0};
@@ -205,6 +207,10 @@ class LogicalProcess : public Thread {
   // (Simulation::yields_instead; guarded by mutex_).
   const Link* yielded_on_ = nullptr;
   Time yielded_at_ = 0;
+  // Whether its last yield was to a sender waiting in the ready pool, and whether such yields
+  // let their senders move (detail/ready_yield_gate.hpp).
+  bool yielded_to_ready_ = false;
+  detail::ReadyYieldGate ready_yields_;
   // Read by other LPs without mutex_:
   // Bit i%64 of word i/64 is set while an LP sleeps on outputs_[i]: it is owed a null message
   // when this LP's bound grows. One bitmask, not a flag in each link, so that an LP with no

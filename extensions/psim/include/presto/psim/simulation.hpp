@@ -19,7 +19,8 @@
 //    an LP is blocked on, both when it blocks and each time it takes a message, waking those
 //    LPs. Links nobody waits on get no null messages. An LP about to block yields instead
 //    while the sender holding it back keeps publishing new bounds and, on several processors,
-//    is running (yields_instead). With positive lookahead on every link this never deadlocks (at a
+//    is running (or, for an LP of more than kMoveScan inputs, ready, while such yields let it
+//    move: yields_instead). With positive lookahead on every link this never deadlocks (at a
 //    standstill the waiting LP with the least horizon would have pulled a clock above it); the
 //    scheduler's halt still breaks a total deadlock as a safety net (zero lookahead) and counts
 //    it.
@@ -137,6 +138,14 @@ class Simulation {
   // scheduler is no longer this simulation's (replaced behind its back).
   std::unique_ptr<SimulationScheduler> replace_scheduler(std::unique_ptr<SimulationScheduler> next);
 
+  // Under null messages, an LP of at most this many input links that a null message leaves
+  // asleep but held back by another input is moved, asleep, to that input by the sender; an LP
+  // of more, whose wake-ups cost more, yields (on several processors) while the sender holding
+  // it back is running or ready, not only running, as long as such yields let the sender move
+  // (a pool that gives the yielding LP straight back, as lowest timestamp first may, teaches it
+  // to sleep instead). Neither changes any LP's history.
+  static constexpr std::size_t kMoveScan = 4;
+
   const SimulationConfig& config() const noexcept { return config_; }
   std::size_t size() const noexcept { return processes_.size(); }
   LogicalProcess& process(std::size_t index) const { return *processes_.at(index); }
@@ -236,14 +245,15 @@ class Simulation {
   // With lp's mutex held, under null messages, lp about to sleep on `holding` with its bound
   // published: whether to yield and look again instead (and if so, noted in lp).
   static bool yields_instead(LogicalProcess& lp, const Link& holding);
+  // With lp's mutex held, back from a yield that yields_instead allowed: notes whether a yield
+  // to a ready sender let the sender move.
+  static void yielded(LogicalProcess& lp) noexcept;
   // With no mutex held: if `link`'s receiver sleeps on it with a lower clock, raises the clock
   // to bound + lookahead and wakes it; or, with may_pass_on, if the receiver is still held back
   // (by this link, or by another it is moved to: move_wait), leaves it asleep and returns its
   // new bound when that is higher than it had announced (published: its waiters are owed null
   // messages from it). Else -kNever.
   Time send_null(Link& link, Time bound, WakeList& wakes, bool may_pass_on);
-  // Inputs an LP may have for send_null to refresh its horizon and move its sleep.
-  static constexpr std::size_t kMoveScan = 4;
   // With r's mutex held, r asleep on `from` and now held back by `to`: moves its sleep there,
   // or returns false if to's sender has published a bound r has not pulled (r's bit on from's
   // sender is then cleared already: the caller wakes r).
