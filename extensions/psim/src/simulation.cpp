@@ -500,10 +500,12 @@ bool Simulation::yields_instead(LogicalProcess& lp, const Link& holding) {
   // processors was 1.8x slower with every such yield taken (1,133-1,198 against 621-694 ns an
   // event), and is as before with the gate (590-702 against 487-694). PSIM's own scheduler,
   // same VM, 2026-12-07, alternated with the library before: PHOLD (16 LPs of 15 inputs) sleeps
-  // 0.33 an event instead of 0.58, with no work 319-398 against 372-552 ns an event (three
-  // rounds of psim_phold --no-sweep), with 1 us of work 1.005 against 0.974 million events a
-  // second (medians of six runs of presto-phold). For every LP (the queueing network's too,
-  // of 1 or 2 inputs, which send_null moves asleep) that network was 20-30% slower.
+  // 0.33 an event instead of 0.58, with no work 247-398 against 350-552 ns an event (seven
+  // rounds of psim_phold --no-sweep); with 1 us of work psim_phold's 2-processor runs are
+  // unchanged (812-824 against 809-818 ns an event, four rounds), presto-phold's 3% faster
+  // (1.005 against 0.974 million events a second, medians of six runs). For every LP (the
+  // queueing network's too, of 1 or 2 inputs, which send_null moves asleep) that network was
+  // 20-30% slower.
   // No livelock: lp yields only while the sender's bound differs from what it was at lp's last
   // yield on the same link. At a standstill (a cycle of zero lookahead) bounds and clocks stop
   // moving and no message is sent, so the holding link and its sender's bound stay the same:
