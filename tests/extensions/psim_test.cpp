@@ -465,7 +465,7 @@ class Idle final : public LogicalProcess {
   void handle(const Message&) override {}
 };
 
-TEST_CASE("on several processors a held-back LP yields instead of sleeping only while its sender runs", "[psim]") {
+TEST_CASE("on several processors a held-back LP yields while its sender runs and to a ready one if it has many inputs", "[psim]") {
   // Null messages on 2 processors: the sink and a helper thread on processor 0, the sender on
   // processor 1. The helper lets the sink receive only once the sender spins (runs), sleeps, or
   // waits in the ready pool behind a spinner that holds processor 1, and releases the sender
