@@ -668,8 +668,12 @@ TEST_CASE("a waiter signalled before its monitor's release runs whatever its sig
       waiter.signal();
       switch (then) {
         case Then::yield: {
+          // The bound is far above the few yields this takes: on a loaded machine the waiter's
+          // processor (an OS thread) may be descheduled for milliseconds while it runs the
+          // waiter, and 100,000 yields (a few ms) once ran out so in CI (4 processors, LIFO
+          // local queues, 2 cores shared with other test programs).
           bool seen = false;
-          for (int i = 0; i < 100'000 && !seen; ++i) {
+          for (int i = 0; i < 20'000'000 && !seen; ++i) {
             this_thread::yield();
             Monitor::Entry e{other};
             seen = done;
