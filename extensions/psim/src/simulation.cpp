@@ -476,7 +476,7 @@ bool Simulation::move_wait(LogicalProcess& r, Link& from, Link& to) {
   return true;
 }
 
-bool Simulation::yields_instead(LogicalProcess& lp, const Link& holding) {
+Simulation::Yield Simulation::yields_instead(LogicalProcess& lp, const Link& holding) {
   // On one processor the LPs take turns: the ones ahead in the ready queue (the sender among
   // them, unless it sleeps) run before lp comes round again, and lp's next full scan pulls
   // what they promised. A yield is one switch out and one back; a sleep is those, the waiter's
@@ -514,19 +514,15 @@ bool Simulation::yields_instead(LogicalProcess& lp, const Link& holding) {
   if (lp.runtime()->processors() != 1) {
     const ThreadState sender = holding.from_.state();
     to_ready = sender == ThreadState::ready;
-    if (sender != ThreadState::running && !(to_ready && lp.in_.size() > kMoveScan && lp.ready_yields_.open())) return false;
+    if (sender != ThreadState::running && !(to_ready && lp.in_.size() > kMoveScan && lp.ready_yields_.open())) {
+      return Yield::sleep;
+    }
   }
   const Time sender_bound = holding.from_.bound_.load(std::memory_order_relaxed);
-  if (&holding == lp.yielded_on_ && sender_bound == lp.yielded_at_) return false;
+  if (&holding == lp.yielded_on_ && sender_bound == lp.yielded_at_) return Yield::sleep;
   lp.yielded_on_ = &holding;
   lp.yielded_at_ = sender_bound;
-  lp.yielded_to_ready_ = to_ready;
-  return true;
-}
-
-void Simulation::yielded(LogicalProcess& lp) noexcept {
-  if (!lp.yielded_to_ready_) return;
-  lp.ready_yields_.note(lp.yielded_on_->from_.bound_.load(std::memory_order_relaxed) != lp.yielded_at_);
+  return to_ready ? Yield::to_ready : Yield::yield;
 }
 
 inline std::uint64_t Simulation::bit(const Link& link) noexcept { return std::uint64_t{1} << (link.out_slot_ % 64); }
@@ -665,12 +661,14 @@ bool Simulation::receive(LogicalProcess& lp, const StopToken* token, Message& ou
           continue;
         }
       }
-      if (yields_instead(lp, *holding)) {
+      if (const Yield yielding = yields_instead(lp, *holding); yielding != Yield::sleep) {
         ++lp.stats_.yields;
         own.unlock();
         this_thread::yield();
         own.lock();
-        yielded(lp);
+        if (yielding == Yield::to_ready) {  // whether it let the sender move (ReadyYieldGate)
+          lp.ready_yields_.note(holding->from_.bound_.load(std::memory_order_relaxed) != lp.yielded_at_);
+        }
         continue;
       }
       if (!register_wait(lp, *holding)) {

@@ -207,9 +207,8 @@ class LogicalProcess : public Thread {
   // (Simulation::yields_instead; guarded by mutex_).
   const Link* yielded_on_ = nullptr;
   Time yielded_at_ = 0;
-  // Whether its last yield was to a sender waiting in the ready pool, and whether such yields
-  // let their senders move (detail/ready_yield_gate.hpp).
-  bool yielded_to_ready_ = false;
+  // Whether its yields to senders waiting in the ready pool let them move
+  // (detail/ready_yield_gate.hpp).
   detail::ReadyYieldGate ready_yields_;
   // Read by other LPs without mutex_:
   // Bit i%64 of word i/64 is set while an LP sleeps on outputs_[i]: it is owed a null message

@@ -243,11 +243,11 @@ class Simulation {
   // every output link an LP is blocked on whose clock it raises (send_null, one link).
   void send_nulls(LogicalProcess& lp, Time bound, WakeList& wakes);
   // With lp's mutex held, under null messages, lp about to sleep on `holding` with its bound
-  // published: whether to yield and look again instead (and if so, noted in lp).
-  static bool yields_instead(LogicalProcess& lp, const Link& holding);
-  // With lp's mutex held, back from a yield that yields_instead allowed: notes whether a yield
-  // to a ready sender let the sender move.
-  static void yielded(LogicalProcess& lp) noexcept;
+  // published: whether to yield and look again instead (and if so, noted in lp), and whether
+  // the sender holding it back waits in the ready pool (the yield then teaches lp's
+  // ReadyYieldGate whether it let the sender move).
+  enum class Yield { sleep, yield, to_ready };
+  static Yield yields_instead(LogicalProcess& lp, const Link& holding);
   // With no mutex held: if `link`'s receiver sleeps on it with a lower clock, raises the clock
   // to bound + lookahead and wakes it; or, with may_pass_on, if the receiver is still held back
   // (by this link, or by another it is moved to: move_wait), leaves it asleep and returns its
