@@ -4,15 +4,12 @@
 #include <atomic>
 #include <numeric>
 #include <optional>
-#include <sstream>
-
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
 #include <stdexcept>
 #include <stop_token>
 #include <string>
 #include <vector>
 
+#include "captured_log.hpp"
 #include "test_support.hpp"
 
 using namespace presto;
@@ -357,17 +354,13 @@ TEST_CASE("100,000 threads alive at once", "[core][thread][many]") {
 }
 
 TEST_CASE("the runtime logs through its own logger; debug level shows every dispatch", "[core][thread]") {
-  std::ostringstream out;
-  auto logger = std::make_shared<spdlog::logger>("traced", std::make_shared<spdlog::sinks::ostream_sink_mt>(out));
-  logger->set_level(spdlog::level::debug);
-  logger->set_pattern("%v");
-  Runtime rt{{.processors = 1, .logger = logger, .name = "traced"}};
+  presto::test::CapturedLog log{"traced", spdlog::level::debug};
+  log.logger()->set_pattern("%v");
+  Runtime rt{{.processors = 1, .logger = log.logger(), .name = "traced"}};
   rt.run([] { fork(ThreadAttributes{.name = "worker"}, [] {}).join(); });
-  std::string log = out.str();
-  INFO(log);
-  CHECK(log.find("runtime 'traced': 1 processor,") != std::string::npos);
-  CHECK(log.find("processor 0 runs thread 'main' (id 1) (from idle)") != std::string::npos);
-  CHECK(log.find("runs thread 'worker'") != std::string::npos);
-  CHECK(&rt.logger() == logger.get());
+  CHECK_THAT(log.text(), Catch::Contains("runtime 'traced': 1 processor,"));
+  CHECK_THAT(log.text(), Catch::Contains("processor 0 runs thread 'main' (id 1) (from idle)"));
+  CHECK_THAT(log.text(), Catch::Contains("runs thread 'worker'"));
+  CHECK(&rt.logger() == log.logger().get());
   CHECK(spdlog::get("traced") == nullptr);  // never registered in spdlog's global registry
 }

@@ -10,17 +10,14 @@
 #include <deque>
 #include <memory>
 #include <new>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
-
 #include <presto/actors/task.hpp>
 
+#include "captured_log.hpp"
 #include "test_support.hpp"
 
 using namespace presto;
@@ -183,10 +180,9 @@ TEST_CASE("a send() that throws fails the task: its queue is rejected and stop()
   auto in_block = GENERATE(false, true);
   INFO(cfg << (in_block ? ", the failing message in a task's block" : ", the failing message on the heap"));
   presto::test::Record record;
-  std::ostringstream log;
-  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(log);
+  presto::test::CapturedLog log{"actors-test"};
   RuntimeConfig config = presto::test::runtime_config(cfg);
-  config.logger = std::make_shared<spdlog::logger>("actors-test", sink);
+  config.logger = log.logger();
   Runtime rt{std::move(config)};
   std::atomic<int> refused_sends{0};
   rt.run([&] {
@@ -220,8 +216,8 @@ TEST_CASE("a send() that throws fails the task: its queue is rejected and stop()
   });
   PRESTO_CHECK_RECORD(record);
   if (refused_sends < 5) {  // the rest were queued when the task failed: rejected, and logged
-    CHECK(log.str().find("rejected " + std::to_string(5 - refused_sends) + " queued send() message(s): it failed: bad deposit") !=
-          std::string::npos);
+    CHECK_THAT(log.text(),
+               Catch::Contains("rejected " + std::to_string(5 - refused_sends) + " queued send() message(s): it failed: bad deposit"));
   }
   presto::test::check_no_leaks(rt);
 }
@@ -274,10 +270,9 @@ TEST_CASE("stop() drains or rejects the queue, and says so", "[actors]") {
   INFO(cfg);
   const int queued = 20;
   presto::test::Record record;
-  std::ostringstream log;
-  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(log);
+  presto::test::CapturedLog log{"actors-test"};
   RuntimeConfig config = presto::test::runtime_config(cfg);
-  config.logger = std::make_shared<spdlog::logger>("actors-test", sink);
+  config.logger = log.logger();
   Runtime rt{std::move(config)};
   rt.run([&] {
     {  // drain: everything queued runs
@@ -324,7 +319,7 @@ TEST_CASE("stop() drains or rejects the queue, and says so", "[actors]") {
     }
   });
   PRESTO_CHECK_RECORD(record);
-  CHECK(log.str().find("rejected 20 queued send() message(s)") != std::string::npos);
+  CHECK_THAT(log.text(), Catch::Contains("rejected 20 queued send() message(s)"));
   presto::test::check_no_leaks(rt);
 }
 
@@ -393,10 +388,9 @@ TEST_CASE("actor misuse is reported, never silent", "[actors]") {
 TEST_CASE("a task destroyed without stop() is stopped and the misuse logged", "[actors]") {
   auto cfg = GENERATE(presto::test::configs());
   INFO(cfg);
-  std::ostringstream log;
-  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(log);
+  presto::test::CapturedLog log{"actors-test"};
   RuntimeConfig config = presto::test::runtime_config(cfg);
-  config.logger = std::make_shared<spdlog::logger>("actors-test", sink);
+  config.logger = log.logger();
   Runtime rt{std::move(config)};
   // No stop() in its destructor. (Destroying one whose thread still runs is formally racy, see
   // task.hpp, so the test lets the failed task's thread end first.)
@@ -417,7 +411,7 @@ TEST_CASE("a task destroyed without stop() is stopped and the misuse logged", "[
     while (failing.state() != ThreadState::terminated) this_thread::yield();
   });
   CHECK(refused == 1);
-  CHECK(log.str().find("task 'careless' (id 2) destroyed without stop()") != std::string::npos);
-  CHECK(log.str().find("its failure is lost: careless failure") != std::string::npos);
+  CHECK_THAT(log.text(), Catch::Contains("task 'careless' (id 2) destroyed without stop()"));
+  CHECK_THAT(log.text(), Catch::Contains("its failure is lost: careless failure"));
   presto::test::check_no_leaks(rt);
 }

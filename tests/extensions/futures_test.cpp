@@ -5,19 +5,16 @@
 #include <atomic>
 #include <deque>
 #include <memory>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <thread>
 #include <vector>
 
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
-
 #include <presto/futures/future.hpp>
 #include <presto/futures/promise.hpp>
 #include <presto/futures/when_all.hpp>
 
+#include "captured_log.hpp"
 #include "test_support.hpp"
 
 using namespace presto;
@@ -313,11 +310,8 @@ TEST_CASE("futures and promises work from plain OS threads", "[futures]") {
 }
 
 TEST_CASE("future misuse is reported, never silent", "[futures]") {
-  std::ostringstream log;
-  auto sink = std::make_shared<spdlog::sinks::ostream_sink_mt>(log);
-  RuntimeConfig config{.processors = 2, .seed = presto::test::seed()};
-  config.logger = std::make_shared<spdlog::logger>("futures-test", sink);
-  Runtime rt{std::move(config)};
+  presto::test::CapturedLog log{"futures-test"};
+  Runtime rt{{.processors = 2, .seed = presto::test::seed(), .logger = log.logger()}};
   presto::test::Record record;
   rt.run([&] {
     {  // destroyed without get(): the exception is logged
@@ -345,6 +339,6 @@ TEST_CASE("future misuse is reported, never silent", "[futures]") {
     }
   });
   PRESTO_CHECK_RECORD(record);
-  CHECK(log.str().find("nobody looked") != std::string::npos);
+  CHECK_THAT(log.text(), Catch::Contains("nobody looked"));
   presto::test::check_no_leaks(rt);
 }

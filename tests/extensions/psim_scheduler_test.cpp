@@ -6,7 +6,6 @@
 
 #include <functional>
 #include <memory>
-#include <sstream>
 #include <stdexcept>
 #include <string>
 #include <string_view>
@@ -18,9 +17,8 @@
 #include <presto/psim/simulation.hpp>
 #include <presto/psim/simulation_scheduler.hpp>
 #include <presto/testing/pool_conformance.hpp>
-#include <spdlog/sinks/ostream_sink.h>
-#include <spdlog/spdlog.h>
 
+#include "captured_log.hpp"
 #include "psim_schedulers.hpp"
 #include "psim_test_models.hpp"
 #include "test_support.hpp"
@@ -126,10 +124,9 @@ TEST_CASE("a scheduler replaced while the model runs leaves every LP's history u
     INFO(cfg << ", " << to_string(protocol) << ", lookahead " << lookahead);
     // Nothing is logged at warn or above: a replaced pool's drain once reported a thread lost
     // that was only a partial deadlock's pending retry.
-    std::ostringstream log;
+    presto::test::CapturedLog log{"psim-replace", spdlog::level::warn};
     RuntimeConfig config = presto::test::runtime_config(cfg);
-    config.logger = std::make_shared<spdlog::logger>("psim-replace", std::make_shared<spdlog::sinks::ostream_sink_mt>(log));
-    config.logger->set_level(spdlog::level::warn);
+    config.logger = log.logger();
     Runtime rt{std::move(config)};
     auto [histories, swaps, names] = rt.run([&] {
       Simulation sim{{.protocol = protocol, .end_time = end, .check_grants = true}};
@@ -149,7 +146,7 @@ TEST_CASE("a scheduler replaced while the model runs leaves every LP's history u
     CHECK(histories == expected);
     CHECK(swaps == expected[0].size() / 10);
     CHECK(names.find("psim scheduler>lowest-timestamp-first>chandy-misra-minimal>windowed>") == 0);
-    CHECK(log.str().empty());
+    CHECK(log.text().empty());
     presto::test::check_no_leaks(rt);
   }
 }
