@@ -124,7 +124,7 @@ Link& Simulation::connect(LogicalProcess& from, LogicalProcess& to, Time lookahe
 // --- The engine ----------------------------------------------------------------------------
 //
 // Locking. Each LP's mutex_ guards its side of the engine: its phase, the link it sleeps on,
-// its pending heap, horizon and grant, and its input links (their FIFOs, clocks and counts).
+// its inbox, pending heap, horizon and grant, and its input links' clocks and counts.
 // A thread holds at most one LP's mutex at a time, except break_deadlock and a failing LP,
 // which take every LP's in index order (AllLocks). An LP's mutex is also the spinlock of its
 // input links (Link::ReceiverLock): it sleeps on one with its mutex held, let go once it is
@@ -183,8 +183,7 @@ bool Simulation::deliver(Link& link, const Message& m, WakeList& wakes) {
     if (m.time < config_.end_time) ++r.stats_.unreceived;
     return true;
   }
-  if (link.fifo_.empty()) r.filled_.push_back(&link);
-  link.fifo_.push_back(m);
+  r.inbox_.push_back(m);
   if (m.key() < r.inbox_min_) r.inbox_min_ = m.key();
   if (r.phase_ == LogicalProcess::Phase::blocked && (r.blocked_on_ == &link || m.time < r.horizon_)) {
     unblock(r, wakes);
@@ -268,14 +267,11 @@ void pop_earliest(std::vector<Message>& heap, Message& out) {
 }  // namespace
 
 void Simulation::take_in(LogicalProcess& lp) {
-  for (Link* l : lp.filled_) {
-    for (const Message& m : l->fifo_) {
-      lp.pending_.push_back(m);
-      std::push_heap(lp.pending_.begin(), lp.pending_.end(), LaterKey{});
-    }
-    l->fifo_.clear();
+  for (const Message& m : lp.inbox_) {
+    lp.pending_.push_back(m);
+    std::push_heap(lp.pending_.begin(), lp.pending_.end(), LaterKey{});
   }
-  lp.filled_.clear();
+  lp.inbox_.clear();
   lp.inbox_min_ = EventKey{kNever};
 }
 
@@ -549,11 +545,8 @@ void Simulation::finish_inputs(LogicalProcess& lp) {
   const auto early = [&](const Message& m) { return m.time < config_.end_time; };
   lp.stats_.unreceived += static_cast<std::uint64_t>(std::count_if(lp.pending_.begin(), lp.pending_.end(), early));
   lp.pending_.clear();
-  for (Link* l : lp.inputs_) {
-    lp.stats_.unreceived += static_cast<std::uint64_t>(std::count_if(l->fifo_.begin(), l->fifo_.end(), early));
-    l->fifo_.clear();
-  }
-  lp.filled_.clear();
+  lp.stats_.unreceived += static_cast<std::uint64_t>(std::count_if(lp.inbox_.begin(), lp.inbox_.end(), early));
+  lp.inbox_.clear();
 }
 
 void Simulation::close_outputs(LogicalProcess& lp, WakeList& wakes) {
@@ -608,7 +601,7 @@ bool Simulation::receive(LogicalProcess& lp, const StopToken* token, Message& ou
   const bool nulls = config_.protocol == Protocol::null_messages;
   bool woken = false;  // slept in this call, and took no message since
   for (;;) {
-    if (!lp.filled_.empty()) take_in(lp);
+    if (!lp.inbox_.empty()) take_in(lp);
     const Time next = lp.pending_.empty() ? kNever : lp.pending_.front().time;
     Link* holding = nullptr;
     if (next >= lp.horizon_) holding = refresh_horizon(lp, next);  // the cached one is a lower bound

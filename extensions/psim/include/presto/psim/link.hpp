@@ -11,8 +11,8 @@
 // the null-message protocol adds to the sender's own lower bound.
 //
 // A link's spinlock (SynchroObject::spin_lock) is its receiver's mutex, which guards the
-// link's FIFO and clock and the receiver's state; a link takes no other (set_spinlock is
-// private here).
+// link's clock, the receiver's state and its inbox, where the messages of all its input links
+// wait to be taken in; a link takes no other (set_spinlock is private here).
 
 #include <cstdint>
 #include <string>
@@ -55,7 +55,6 @@ class Link final : public SynchroObject {
   // Guarded by the receiver's mutex (which also guards its clock, kept in to_.in_[slot_]).
   std::uint32_t slot_ = 0;     // its index in to_.inputs_
   std::uint32_t out_slot_ = 0;  // its index in from_.outputs_ (its bit in from_.waited_)
-  std::vector<Message> fifo_;  // sent, not yet taken in by the receiver, in send order
   std::uint64_t messages_ = 0;
 };
 

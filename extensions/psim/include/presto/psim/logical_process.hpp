@@ -197,8 +197,8 @@ class LogicalProcess : public Thread {
     std::uint64_t null_messages = 0;
   };
   std::vector<Input> in_;
-  std::vector<Link*> filled_;      // input links whose FIFO holds messages
-  EventKey inbox_min_{kNever};     // least key in those FIFOs
+  std::vector<Message> inbox_;     // delivered on any input link, not yet taken in
+  EventKey inbox_min_{kNever};     // least key in inbox_
   Time horizon_ = 0;               // <= every input clock (clocks only grow); see refresh_horizon
   std::uint32_t least_ = 0;        // the input whose clock was least at the last full scan
   Time runner_up_ = -kNever;       // <= every other input's clock

@@ -211,7 +211,7 @@ class Simulation {
   Time pull_owed(LogicalProcess::Input& in, Time next);
   void unblock(LogicalProcess& lp, WakeList& wakes);
   // With lp's own mutex held:
-  // Moves the messages of lp's filled input FIFOs into its pending heap (filled_ not empty).
+  // Moves the messages delivered to lp into its pending heap (inbox_ not empty).
   void take_in(LogicalProcess& lp);
   // Sets lp's horizon to its least input clock and returns that link (nullptr: no inputs);
   // with null messages, first takes what is owed on the inputs whose clocks are <= next.
