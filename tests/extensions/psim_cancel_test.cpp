@@ -290,10 +290,33 @@ class Echo final : public LogicalProcess {
 
 class Leaver final : public LogicalProcess {
  public:
-  using LogicalProcess::LogicalProcess;
+  explicit Leaver(std::string name, Latch* leave = nullptr) : LogicalProcess(std::move(name)), leave_(leave) {}
 
  protected:
-  void body() override {}
+  void body() override {
+    if (leave_ != nullptr) leave_->wait();
+  }
+
+ private:
+  Latch* leave_;
+};
+
+// Sends one message at t=0, then ends: its receive() (it has no inputs) delivers the message
+// and returns at once. Then opens `delivered`.
+class OneShot final : public LogicalProcess {
+ public:
+  OneShot(std::string name, Latch& delivered) : LogicalProcess(std::move(name)), delivered_(delivered) {}
+
+ protected:
+  void body() override {
+    send(*outputs().front(), Message{}, 1.0);
+    while (receive()) {
+    }
+    delivered_.count_down();
+  }
+
+ private:
+  Latch& delivered_;
 };
 
 }  // namespace
@@ -341,6 +364,19 @@ TEST_CASE("a cancelled LP that lets Cancelled escape ends the simulation; one th
       sim.connect(e, l, 1.0);
       SimulationStats stats = presto::test::run(cfg, [&] { return sim.run(presto::test::make_pool(cfg.pool)); });
       CHECK(stats.processes[0].unreceived == 1);
+      CHECK(stats.processes[1].unreceived == 0);
+    }
+    {
+      // The same for a message delivered but never taken in: the leaver ends only once the
+      // message waits in its inbox.
+      Simulation sim{{.protocol = protocol, .end_time = 10}};
+      Latch delivered{1, "delivered"};
+      auto& l = sim.add<Leaver>("leaver", &delivered);
+      auto& o = sim.add<OneShot>("one-shot", delivered);
+      sim.connect(o, l, 1.0);
+      SimulationStats stats = presto::test::run(cfg, [&] { return sim.run(presto::test::make_pool(cfg.pool)); });
+      CHECK(stats.processes[0].unreceived == 1);
+      CHECK(stats.processes[0].events == 0);
       CHECK(stats.processes[1].unreceived == 0);
     }
   }
