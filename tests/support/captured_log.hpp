@@ -1,8 +1,10 @@
 #pragma once
 // A logger for RuntimeConfig::logger whose output a test reads back: what the runtime (or an
 // extension through Runtime::logger()) logged, one message a line, at `level` and above.
-// Never registered in spdlog's global registry. Read text() after the runtime's run() has
-// returned: the sink is thread-safe, the string it writes to is not read under its lock.
+// Never registered in spdlog's global registry. Declare it before the Runtime that logs to it
+// (the runtime keeps the logger, whose sink writes to this object), and read text() after the
+// runtime's run() has returned: the sink is thread-safe, the string it writes to is not read
+// under its lock.
 
 #include <memory>
 #include <sstream>
