@@ -218,7 +218,8 @@ class Dispatch {
   static void await_runner(ForkRecord& rec, const std::stop_token* token);
   static Thread& make_running_thread(Processor& p, ForkRecord& rec) noexcept;
   static LocalQueuePool* pool_in_force(const RuntimeImpl& r) noexcept;
-  // q if it is a queue of the pool in force, else nullptr (q may belong to a replaced pool).
+  // q if it is one of the queues of the pool in force, else nullptr: q, a record's last queue,
+  // may be one freed since (a replaced pool's, or one set_processors made again).
   static OwnedQueue* queue_of_pool_in_force(const RuntimeImpl& r, OwnedQueue* q) noexcept;
   // t's affinity as a number (Thread::kAnyProcessor: none).
   static std::size_t pinned_to(const Thread& t) noexcept;

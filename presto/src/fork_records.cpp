@@ -206,10 +206,18 @@ LocalQueuePool* Dispatch::pool_in_force(const RuntimeImpl& r) noexcept {
 OwnedQueue* Dispatch::queue_of_pool_in_force(const RuntimeImpl& r, OwnedQueue* q) noexcept {
   LocalQueuePool* local = pool_in_force(r);
   if (local == nullptr || q == nullptr) return nullptr;
-  const auto first = reinterpret_cast<std::uintptr_t>(&local->queues_[0]);
-  const auto end = reinterpret_cast<std::uintptr_t>(&local->queues_[0] + local->count_);
+  // q is compared, not dereferenced: a record keeps the queue it was last placed in after it
+  // leaves it, and that queue may have been freed since (set_processors makes the queues again;
+  // replace_pool hands the old pool back to be destroyed). Only the address of one of the
+  // queues in force counts. (A test that q lay within the array of queues let through, once in
+  // thousands of set_processors, an old queue's address that fell in the middle of a new one:
+  // the join then took a "lock" inside another queue's fields, and a processor dispatched a
+  // freed record from the queue it had corrupted.)
+  const auto first = reinterpret_cast<std::uintptr_t>(static_cast<OwnedQueue*>(&local->queues_[0]));
   const auto at = reinterpret_cast<std::uintptr_t>(q);
-  return at >= first && at < end ? q : nullptr;
+  if (at < first) return nullptr;
+  const std::uintptr_t i = (at - first) / sizeof(LocalQueuePool::Queue);
+  return i < local->count_ && static_cast<OwnedQueue*>(&local->queues_[i]) == q ? q : nullptr;
 }
 
 // --- the dispatch side ------------------------------------------------------------------
