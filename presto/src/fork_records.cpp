@@ -94,6 +94,7 @@ bool RuntimeImpl::add_record_slab(ProcessorState& ps) noexcept {
 }
 
 [[gnu::always_inline]] inline void RuntimeImpl::give_back(ForkRecord& rec) noexcept {
+  PRESTO_RACE_POINT("RuntimeImpl::give_back: a record about to be freed");
   rec.task.reset();
   Processor* const p = own_processor(*this);
   if (p != nullptr) [[likely]] {
@@ -271,6 +272,7 @@ Thread& Dispatch::materialize_taken(ForkRecord& rec) noexcept {
 
 [[gnu::always_inline]] inline bool Dispatch::withdraw_record(Processor& p, LocalQueuePool::Queue& own, ForkRecord& rec) noexcept {
   OwnedQueue* q = rec.queue.load(std::memory_order_relaxed);
+  PRESTO_RACE_POINT("Dispatch::withdraw_record: between the record's queue and its withdrawal");
   if (q == &own) [[likely]] return own.owner_withdraw_record(rec);
   return withdraw_stolen(p, q, rec);
 }
@@ -447,6 +449,7 @@ void Dispatch::run_records(ForkRecord& first) noexcept {
   LocalQueuePool::Queue* q = own_queue_of(p);
   if (q == nullptr || q->pinned->size() != 0) [[unlikely]] return nullptr;
   ForkRecord* rec = q->owner_pop_record();
+  PRESTO_RACE_POINT("Dispatch::next_to_run: between the pop and kOnRunner");
   if (rec != nullptr) rec->state.store(ForkRecord::kOnRunner, std::memory_order_release);
   return rec;
 }
@@ -456,6 +459,7 @@ void Dispatch::run_records(ForkRecord& first) noexcept {
   // waits (then `waiter`, written before kJoinerWaits, is read before kEnded lets the joiner go
   // on), the compare-exchange is the last access to rec.
   RuntimeImpl& r = impl_of(rec);
+  PRESTO_RACE_POINT("Dispatch::end_on_runner: before the end is published");
   std::uint32_t s = rec.state.load(std::memory_order_acquire);
   Thread* waiter = nullptr;
   do {

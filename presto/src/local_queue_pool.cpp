@@ -11,6 +11,7 @@
 #include "current.hpp"
 #include "dispatch.hpp"
 #include "owned_queue_owner.hpp"
+#include "race_point.hpp"
 #include "runtime_impl.hpp"
 
 namespace presto {
@@ -126,6 +127,7 @@ Thread* LocalQueuePool::get(Processor& p) {
   Thread* t = pinned_.get(p);
   if (t == nullptr) t = owner ? queues_[home].owner_pop_front() : queues_[home].pop_front();
   if (t == nullptr) [[unlikely]] t = steal(home, owner);
+  PRESTO_RACE_POINT("LocalQueuePool::get: an entry taken, a record not yet made a thread");
   if (detail::is_record(t)) [[unlikely]] t = &detail::Dispatch::take_to_run(p, *detail::as_record(t));
   if (placement_ == Placement::shortest) {
     const bool busy = t != nullptr;
@@ -151,6 +153,7 @@ Thread* LocalQueuePool::steal(std::size_t home, bool owner) {
     }
     const std::size_t n = queues_[i].take_half(batch, owner ? kStealLimit : 1, lifo);
     if (n == 0) continue;
+    PRESTO_RACE_POINT("LocalQueuePool::steal: between the take and the push of the rest");  // in no ring
     detail::OwnedQueue::hand_over(batch[0]);
     if (n > 1) queues_[home].owner_push_all(batch + 1, n - 1, lifo);
     return batch[0];

@@ -84,6 +84,7 @@ std::size_t OwnedQueue::take_half(Thread** out, std::size_t limit, bool from_bac
   }
   if (!lock_.try_lock()) return 0;
   Others hold(*this, kSteal);
+  PRESTO_RACE_POINT("OwnedQueue::take_half: the victim's lock held");
   const std::size_t n = take_out(out, limit, from_back);
   publish_size();
   return n;
@@ -187,6 +188,7 @@ bool OwnedQueue::withdraw(Thread& t) noexcept {
 bool OwnedQueue::withdraw_record(ForkRecord& r) noexcept {
   if (size() == 0) return false;
   Others hold(*this);
+  PRESTO_RACE_POINT("OwnedQueue::withdraw_record: the lock held");
   const bool removed = remove_entry(tagged(r), r.position.load(std::memory_order_relaxed));
   publish_size();
   return removed;

@@ -17,6 +17,7 @@
 #include "dispatch.hpp"
 #include "futex.hpp"
 #include "quantum_timer.hpp"
+#include "race_point.hpp"
 #include "stack_guard.hpp"
 
 namespace presto::detail {
@@ -582,6 +583,7 @@ bool RuntimeImpl::try_retire(Processor& p) noexcept {
   }
   // Nothing runs here any more. The threads it made ready are in the pool, which others
   // share; its caches go back to the shared allocators.
+  PRESTO_RACE_POINT("RuntimeImpl::try_retire: between the phase and the release of the caches");
   Dispatch::enter(p);
   release_caches(p);
   Dispatch::leave(p);
@@ -622,6 +624,7 @@ void RuntimeImpl::resize_pool() {
   std::unique_ptr<ThreadPool> pool = std::exchange(s.owned_pool_, std::move(holding));
   s.pool_.store(s.owned_pool_.get(), std::memory_order_release);
   quiesce();
+  PRESTO_RACE_POINT("RuntimeImpl::resize_pool: between the quiesce and the drain");
   drain(*pool, *s.owned_pool_);
   std::exception_ptr failed;
   try {
