@@ -23,16 +23,14 @@
 #include <string>
 #include <vector>
 
+#include "queued_children.hpp"
 #include "test_support.hpp"
 
 using namespace presto;
 using Catch::Matchers::Contains;
+using presto::test::lazy_config;
 
 namespace {
-
-RuntimeConfig lazy_config(std::size_t processors) {
-  return RuntimeConfig{.processors = processors, .lazy_forks = true, .seed = presto::test::seed()};
-}
 
 // What a failure ran under, for INFO (with the seed that replays it).
 presto::test::Config lazy(std::size_t processors) { return {processors, presto::test::PoolKind::local_queue}; }
@@ -437,19 +435,7 @@ TEST_CASE("set_processors while children are queued loses none", "[core][lazy]")
   INFO(lazy(first) << ", then " << other << ", then " << first);
   constexpr std::uint64_t rounds = 20, n = 200;
   Runtime rt{lazy_config(first)};
-  const std::uint64_t sum = rt.run([&] {
-    std::uint64_t s = 0;
-    for (std::uint64_t r = 0; r < rounds; ++r) {
-      std::vector<JoinHandle<std::uint64_t>> hs;
-      for (std::uint64_t i = 0; i < n; ++i) hs.push_back(fork([i] { return i; }));
-      rt.set_processors(other);
-      for (int k = 0; k < 5; ++k) this_thread::yield();
-      for (std::uint64_t i = 0; i < n; ++i) hs.push_back(fork([i] { return i; }));
-      rt.set_processors(first);
-      for (auto& h : hs) s += h.join();
-    }
-    return s;
-  });
+  const std::uint64_t sum = rt.run([&] { return presto::test::forks_across_set_processors(rt, first, other, rounds, n); });
   CHECK(sum == rounds * n * (n - 1));
   CHECK(rt.processors() == first);
   presto::test::check_no_leaks(rt);

@@ -23,9 +23,11 @@
 #include <presto/local_queue_pool.hpp>
 #include <presto/presto.hpp>
 
+#include "queued_children.hpp"
 #include "test_support.hpp"
 
 using namespace presto;
+using presto::test::lazy_config;
 
 namespace {
 
@@ -59,10 +61,6 @@ struct Delays {
   Delays& operator=(const Delays&) = delete;
 };
 
-RuntimeConfig lazy_config(std::size_t processors) {
-  return RuntimeConfig{.processors = processors, .lazy_forks = true, .seed = presto::test::seed()};
-}
-
 }  // namespace
 
 TEST_CASE("set_processors while children are queued loses none, with random delays", "[races][delays]") {
@@ -73,19 +71,7 @@ TEST_CASE("set_processors while children are queued loses none, with random dela
   const std::uint64_t rounds = presto::test::scaled(1000), n = 200;
   Delays installed;
   Runtime rt{lazy_config(first)};
-  const std::uint64_t sum = rt.run([&] {
-    std::uint64_t s = 0;
-    for (std::uint64_t r = 0; r < rounds; ++r) {
-      std::vector<JoinHandle<std::uint64_t>> hs;
-      for (std::uint64_t i = 0; i < n; ++i) hs.push_back(fork([i] { return i; }));
-      rt.set_processors(other);
-      for (int k = 0; k < 5; ++k) this_thread::yield();
-      for (std::uint64_t i = 0; i < n; ++i) hs.push_back(fork([i] { return i; }));
-      rt.set_processors(first);
-      for (auto& h : hs) s += h.join();
-    }
-    return s;
-  });
+  const std::uint64_t sum = rt.run([&] { return presto::test::forks_across_set_processors(rt, first, other, rounds, n); });
   CHECK(sum == rounds * n * (n - 1));
   CHECK(delays.load() > 0);
   presto::test::check_no_leaks(rt);
