@@ -14,6 +14,8 @@
 #include <catch2/catch.hpp>
 #include <presto/detail/race_point.hpp>
 
+#include "random_delays.hpp"
+
 namespace presto::test {
 
 class RaceWindow {
@@ -23,7 +25,7 @@ class RaceWindow {
 
   struct Installed {
     Installed() { REQUIRE(detail::set_race_point_hook(&RaceWindow::hook)); }
-    ~Installed() { detail::set_race_point_hook(nullptr); }
+    ~Installed() { restore_session_hook(); }  // the session's delays, if any (random_delays.hpp)
     Installed(const Installed&) = delete;
     Installed& operator=(const Installed&) = delete;
   };
