@@ -14,6 +14,7 @@
 #include "current.hpp"
 #include "owned_queue_owner.hpp"
 #include "quantum_timer.hpp"
+#include "race_point.hpp"
 #include "runtime_impl.hpp"
 #if PRESTO_ASAN
 #include <sanitizer/asan_interface.h>
@@ -521,6 +522,7 @@ PRESTO_INLINE void Dispatch::complete(Processor& p, void* from_context) noexcept
   p.after_ = Processor::After::nothing;
   if (after == Processor::After::unlock) [[likely]] {
     from->context_.fctx = from_context;
+    PRESTO_RACE_POINT("Dispatch::complete: a blocked thread switched out, its object's spinlock still held");
     p.unlock_->spin_unlock();
     p.unlock_ = nullptr;
   } else if (after == Processor::After::release_queue) [[likely]] {

@@ -6,6 +6,8 @@
 
 #include <presto/monitor.hpp>
 
+#include "race_point.hpp"
+
 namespace presto {
 
 Lock::Lock(std::string name) : SynchroObject(std::move(name)) {}
@@ -123,6 +125,7 @@ void Lock::unlock_slow(Thread& me) {
   word_.store(has_waiters() ? kWaitersBit : 0, std::memory_order_release);
   spin_unlock();
   if (next != nullptr) {
+    PRESTO_RACE_POINT("Lock::unlock_slow: the next waiter recalled, the lock free, not yet woken");
     wait_.on_wakeup();
     next->wakeup(*this);
   }

@@ -6,6 +6,7 @@
 #include "current.hpp"
 #include "dispatch.hpp"
 #include "futex.hpp"
+#include "race_point.hpp"
 #include "runtime_impl.hpp"
 
 namespace presto {
@@ -104,6 +105,7 @@ void Processor::park() {
   const bool work = work_available();
   state_->parking = false;
   if (!work && !r.recheck.exchange(false, std::memory_order_seq_cst)) {
+    PRESTO_RACE_POINT("Processor::park: no work seen, not yet asleep");
     detail::QuantumTimer* timer = state_->quantum_timer;  // no preemption signals while parked
     if (timer != nullptr) timer->pause();
     state_->parks.fetch_add(1, std::memory_order_relaxed);

@@ -3,6 +3,8 @@
 #include <presto/non_preemptable.hpp>
 #include <presto/thread.hpp>
 
+#include "race_point.hpp"
+
 namespace presto {
 
 bool StopSource::request_stop() noexcept {
@@ -20,6 +22,7 @@ CancellableWait::CancellableWait(SynchroObject& object, const StopToken& token)
 
 void CancellableWait::on_stop() noexcept {
   requested_.store(true, std::memory_order_relaxed);  // published by the spinlock below
+  PRESTO_RACE_POINT("CancellableWait::on_stop: the stop requested, the waiter not yet looked for");
   object_.spin_lock();
   if (!object_.recall(thread_)) {  // not asleep here: it sees requested_ before it sleeps again
     object_.spin_unlock();
@@ -27,6 +30,7 @@ void CancellableWait::on_stop() noexcept {
   }
   cancelled_ = true;
   object_.spin_unlock();
+  PRESTO_RACE_POINT("CancellableWait::on_stop: the waiter recalled, not yet woken");
   try {
     thread_.wakeup(object_);
   } catch (...) {

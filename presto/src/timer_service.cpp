@@ -5,6 +5,7 @@
 #include <presto/thread.hpp>
 
 #include "futex.hpp"
+#include "race_point.hpp"
 
 namespace presto::detail {
 
@@ -124,6 +125,7 @@ void TimerService::loop() noexcept {
     if (t->deadline_ > Clock::now()) {
       Clock::time_point deadline = t->deadline_;
       lock_.unlock();
+      PRESTO_RACE_POINT("TimerService::loop: the earliest deadline read, not yet asleep till it");
       futex_wait(wake_, seen, deadline);
       continue;
     }
@@ -140,6 +142,7 @@ void TimerService::loop() noexcept {
     so.waiting_.remove(*t);
     t->timed_out_ = true;
     lock_.unlock();
+    PRESTO_RACE_POINT("TimerService::loop: a waiter timed out and taken off its object, not yet woken");
     try {
       t->wakeup(so);  // virtual: instrumented threads see their timeouts
     } catch (...) {
