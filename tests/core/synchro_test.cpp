@@ -444,7 +444,10 @@ TEST_CASE("a semaphore's waiter is handed its releaser's processor on one proces
       switch (then) {
         case Then::yield: {
           release();
-          for (int i = 0; i < 100'000 && !done; ++i) this_thread::yield();
+          // On several processors another may have taken the waiter and lost its CPU to the OS
+          // before running it (3 copies of this program on 2 CPUs with random delays at the race
+          // points: 100,000 yields were not enough once in 24 runs): a bound for a hang only.
+          for (int i = 0; i < 20'000'000 && !done; ++i) this_thread::yield();
           record.expect(done, "the waiter did not run while its releaser yielded");
           back.acquire();
           break;
