@@ -5,7 +5,7 @@
 // whichever OS thread gets there, so that the interleavings of steals, withdrawals, drains and
 // retirements a plain run meets once in thousands come round more often.
 //
-// Two users: the races suite's delays test installs them for its own cases (RandomDelays), and
+// Two users: the races suite's delays test installs them for its own cases (its Delays guard), and
 // any test executable runs every one of its cases under them when PRESTO_TEST_DELAYS=N is set
 // (catch_main.cpp; one point in N, in a library built with -Drace_points=true). A test that
 // installs a hook of its own puts back the session's when it ends (restore_session_hook).
@@ -61,8 +61,9 @@ inline std::uint64_t random_delays_made() noexcept { return random_delays_state:
 // The session's delays (PRESTO_TEST_DELAYS=N): installed for the whole test process, with the
 // process's seed (test_support.hpp's seed()), by catch_main.cpp.
 inline bool install_session_delays(std::uint64_t seed, std::uint64_t one_in) noexcept {
-  random_delays_state::session_one_in.store(one_in == 0 ? 1 : one_in);
-  return install_random_delays(seed, one_in);
+  if (!install_random_delays(seed, one_in)) return false;
+  random_delays_state::session_one_in.store(random_delays_state::one_in.load());
+  return true;
 }
 
 // For a test that installed a hook of its own, as it ends: puts back the session's delays, or
