@@ -11,16 +11,20 @@
 #include <cstdlib>
 #include <exception>
 #include <string>
+#include <string_view>
 
 #include "random_delays.hpp"
 #include "test_support.hpp"
 
 int main(int argc, char* argv[]) {
   if (const char* env = std::getenv("PRESTO_TEST_DELAYS"); env != nullptr && *env != '\0') {
+    // All digits: std::stoull alone would take "5x" for 5 and "-1" for 2^64 - 1.
     std::uint64_t one_in = 0;
-    try {
-      one_in = std::stoull(env);
-    } catch (const std::exception&) {
+    if (std::string_view digits(env); digits.find_first_not_of("0123456789") == std::string_view::npos) {
+      try {
+        one_in = std::stoull(env);
+      } catch (const std::exception&) {  // out of range
+      }
     }
     if (one_in == 0) {
       std::fprintf(stderr, "PRESTO_TEST_DELAYS=%s: expected a positive number N (a delay at one race point in N)\n", env);
